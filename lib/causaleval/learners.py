@@ -1,0 +1,128 @@
+"""Structure learners behind one seeded signature, each returning a :class:`CausalGraph`.
+
+A learner is ``fn(data, *, ci_test, alpha, seed) -> CausalGraph`` where ``data`` is a
+DataFrame of integer state codes, one column per variable. Register your own with
+:func:`register_learner`; every study then accepts its name as a parameter::
+
+    @register_learner("my_algo", output="DAG")
+    def my_algo(data, *, ci_test, alpha, seed):
+        ...
+        return CausalGraph.from_edge_lists(list(data.columns), edges)
+
+Built in (paper 003 Sec. 3.4 used Fisher-Z for the tests and BIC for the score):
+
+* ``hc``: greedy hill climbing (pgmpy ``HillClimbSearch``, discrete BIC score) -> DAG
+* ``pc``: PC-stable (causal-learn) -> CPDAG
+* ``fci``: FCI (causal-learn) -> PAG
+
+``ci_test`` is one of ``fisher_z`` (the paper's), ``chi_square`` or ``g_test`` (the
+natural tests for discrete data); the score-based ``hc`` ignores it and ``alpha``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pandas as pd
+
+from causaleval.graphs import CausalGraph
+
+CI_TESTS = {"fisher_z": "fisherz", "chi_square": "chisq", "g_test": "gsq"}
+
+LearnerFn = Callable[..., CausalGraph]
+
+
+@dataclass(frozen=True)
+class Learner:
+    name: str
+    fn: LearnerFn
+    output: str  # the graph class it returns: DAG, CPDAG, PAG, MAG
+    library: str
+
+
+LEARNERS: dict[str, Learner] = {}
+
+
+def register_learner(name: str, output: str, library: str = "user") -> Callable[[LearnerFn], LearnerFn]:
+    """Decorator adding ``fn`` to :data:`LEARNERS` under ``name``."""
+
+    def wrap(fn: LearnerFn) -> LearnerFn:
+        LEARNERS[name] = Learner(name, fn, output, library)
+        return fn
+
+    return wrap
+
+
+def get_learner(name: str) -> Learner:
+    try:
+        return LEARNERS[name]
+    except KeyError:
+        raise ValueError(f"unknown learner {name!r}; known: {', '.join(sorted(LEARNERS))}") from None
+
+
+def learn(
+    name: str, data: pd.DataFrame, *, ci_test: str = "fisher_z", alpha: float = 0.05, seed: int = 0
+) -> CausalGraph:
+    """Run learner ``name`` on ``data`` and return its graph, named after the learner."""
+    learner = get_learner(name)
+    if ci_test not in CI_TESTS:
+        raise ValueError(f"unknown ci_test {ci_test!r}; expected one of {', '.join(CI_TESTS)}")
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must lie in (0, 1), got {alpha}")
+    _check_data(data)
+    graph = learner.fn(data, ci_test=ci_test, alpha=alpha, seed=seed)
+    return graph.reorder(tuple(map(str, data.columns))).renamed(name)
+
+
+def library_versions() -> dict[str, str]:
+    """Versions of the libraries the built-in learners wrap."""
+    from importlib.metadata import version
+
+    return {pkg: version(pkg) for pkg in ("pgmpy", "causal-learn", "gadjid", "numpy", "pandas")}
+
+
+def _check_data(data: pd.DataFrame) -> None:
+    if not isinstance(data, pd.DataFrame) or data.shape[1] < 2:
+        raise ValueError("learners need a DataFrame with at least two variable columns")
+    non_numeric = [c for c in data.columns if not pd.api.types.is_integer_dtype(data[c])]
+    if non_numeric:
+        raise ValueError(f"learner data: columns {non_numeric} are not integer state codes")
+    if data.isna().any().any():
+        raise ValueError(f"learner data: missing values in {list(data.columns[data.isna().any()])}")
+
+
+@register_learner("hc", output="DAG", library="pgmpy")
+def hill_climbing(data: pd.DataFrame, *, ci_test: str, alpha: float, seed: int) -> CausalGraph:
+    """Greedy hill climbing over DAGs with pgmpy's discrete BIC score (Koller and Friedman 2009)."""
+    from pgmpy.causal_discovery import HillClimbSearch
+
+    est = HillClimbSearch(scoring_method="bic-d", return_type="dag", show_progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(data)
+    return CausalGraph.from_pgmpy(est.causal_graph_, name="hc")
+
+
+@register_learner("pc", output="CPDAG", library="causal-learn")
+def pc(data: pd.DataFrame, *, ci_test: str, alpha: float, seed: int) -> CausalGraph:
+    """PC-stable (Spirtes, Glymour and Scheines 2000; Colombo and Maathuis 2014), causal-learn."""
+    from causallearn.search.ConstraintBased.PC import pc as cl_pc
+
+    result = cl_pc(data.to_numpy(float), alpha, CI_TESTS[ci_test], stable=True,
+                   show_progress=False, node_names=[str(c) for c in data.columns])
+    return CausalGraph.from_causallearn(result.G, name="pc")
+
+
+@register_learner("fci", output="PAG", library="causal-learn")
+def fci(data: pd.DataFrame, *, ci_test: str, alpha: float, seed: int) -> CausalGraph:
+    """FCI (Spirtes et al. 2000; Zhang 2008), causal-learn."""
+    from causallearn.search.ConstraintBased.FCI import fci as cl_fci
+
+    with contextlib.redirect_stdout(io.StringIO()):  # causal-learn prints every oriented edge
+        graph, _ = cl_fci(data.to_numpy(float), CI_TESTS[ci_test], alpha, show_progress=False,
+                          node_names=[str(c) for c in data.columns])
+    return CausalGraph.from_causallearn(graph, name="fci")

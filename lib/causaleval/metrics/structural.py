@@ -1,0 +1,279 @@
+"""Structural metrics of a learned graph against a ground truth (paper 003, Secs. 2.2 and 3).
+
+Every function takes ``truth`` first, then ``learned`` (as gadjid does); either may be
+a :class:`CausalGraph`, a list of them or a :class:`GraphBatch`. Graphs are aligned by
+node name (mismatched node sets raise a ValueError) and a batch is scored in one
+vectorized numpy pass. A single learned graph gives a float, a batch a 1-D array.
+
+Counting. Paper 003 treats each ordered pair (i, j), i != j, as one "edge"
+``e_ij`` of the {-1, 0, 1} matrix, so TP + FP + FN + TN = N(N-1) (Table 3 remark):
+
+* ``counting="directed"`` (the paper's starred columns): an entry is positive iff it
+  is 1 (an arrowhead); -1 entries (undirected / circle ends) count as absent.
+* ``counting="undirected"`` (undirected-aware): an entry is positive iff it is
+  nonzero, so an undirected edge ``a - b`` claims both ``a -> b`` and ``b -> a``.
+
+Undefined ratios: precision and F1 with a zero denominator are 0 (scikit-learn's
+``zero_division=0``); TPR, FPR and the AUCs are NaN when the truth has no positive or
+no negative entries.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import NamedTuple
+
+import numpy as np
+
+from causaleval.graphs import CausalGraph, GraphBatch, GraphLike, as_batch, to_cpdag
+
+COUNTINGS = ("directed", "undirected")
+
+
+class KOutsideRecommendedRange(UserWarning):
+    """nCED's k is valid in [0, 1] but paper 003 (Sec. 3.3) recommends 0 < k < 0.5."""
+
+
+class Confusion(NamedTuple):
+    """Counts over the N(N-1) ordered pairs; each field is an array (one per learned graph)."""
+
+    tp: np.ndarray
+    fp: np.ndarray
+    fn: np.ndarray
+    tn: np.ndarray
+
+
+def _pair(truth: GraphLike, learned: GraphLike) -> tuple[np.ndarray, np.ndarray, bool]:
+    """(truth matrices, learned matrices, single) aligned to the truth's node order.
+
+    The truth is one graph (broadcast over the batch) or a batch of the same length.
+    """
+    t = as_batch(truth)
+    single = isinstance(learned, CausalGraph)
+    try:
+        lb = as_batch(learned, t.nodes)
+    except ValueError as err:
+        raise ValueError(f"learned graph vs truth {t.names[0]!r}: {err}") from None
+    if len(t) not in (1, len(lb)):
+        raise ValueError(f"{len(t)} truth graphs for {len(lb)} learned graphs (expected 1 or equal)")
+    return t.matrices, lb.matrices, single
+
+
+def _out(values: np.ndarray, single: bool) -> float | np.ndarray:
+    return float(values[0]) if single else values
+
+
+def _ratio(num: np.ndarray, den: np.ndarray, zero: float) -> np.ndarray:
+    num, den = np.asarray(num, float), np.asarray(den, float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1), zero)
+
+
+def _confusion(t: np.ndarray, m: np.ndarray, counting: str) -> Confusion:
+    if counting == "directed":
+        pt, pl = t == 1, m == 1
+    elif counting == "undirected":
+        pt, pl = t != 0, m != 0
+    else:
+        raise ValueError(f"counting must be one of {COUNTINGS}, got {counting!r}")
+    n = m.shape[-1]
+    pt = np.broadcast_to(pt, pl.shape)
+    tp = np.count_nonzero(pt & pl, axis=(1, 2))
+    fp = np.count_nonzero(~pt & pl, axis=(1, 2))
+    fn = np.count_nonzero(pt & ~pl, axis=(1, 2))
+    tn = n * (n - 1) - tp - fp - fn  # the diagonal is never positive
+    return Confusion(tp, fp, fn, tn)
+
+
+def confusion(truth: GraphLike, learned: GraphLike, counting: str = "directed") -> Confusion:
+    """TP, FP, FN, TN over ordered pairs (paper 003 Sec. 2.2), arrays over the batch."""
+    t, m, _ = _pair(truth, learned)
+    return _confusion(t, m, counting)
+
+
+def tpr(truth: GraphLike, learned: GraphLike, counting: str = "directed") -> float | np.ndarray:
+    """True positive rate (= recall), eq. (2): TPR = TP / (TP + FN)."""
+    t, m, single = _pair(truth, learned)
+    c = _confusion(t, m, counting)
+    return _out(_ratio(c.tp, c.tp + c.fn, np.nan), single)
+
+
+recall = tpr
+
+
+def fpr(truth: GraphLike, learned: GraphLike, counting: str = "directed") -> float | np.ndarray:
+    """False positive rate, eq. (3): FPR = FP / (FP + TN)."""
+    t, m, single = _pair(truth, learned)
+    c = _confusion(t, m, counting)
+    return _out(_ratio(c.fp, c.fp + c.tn, np.nan), single)
+
+
+def precision(truth: GraphLike, learned: GraphLike, counting: str = "directed") -> float | np.ndarray:
+    """Precision = TP / (TP + FP); 0 when the learned graph claims no edge."""
+    t, m, single = _pair(truth, learned)
+    c = _confusion(t, m, counting)
+    return _out(_ratio(c.tp, c.tp + c.fp, 0.0), single)
+
+
+def f1(truth: GraphLike, learned: GraphLike, counting: str = "directed") -> float | np.ndarray:
+    """F1 score, eq. (1): F1 = 2 TP / (2 TP + FP + FN)."""
+    t, m, single = _pair(truth, learned)
+    c = _confusion(t, m, counting)
+    return _out(_ratio(2 * c.tp, 2 * c.tp + c.fp + c.fn, 0.0), single)
+
+
+def roc_auc(truth: GraphLike, learned: GraphLike, counting: str = "directed") -> float | np.ndarray:
+    """ROC AUC through the empty graph (0, 0), the learned graph (FPR, TPR) and the
+    complete graph (1, 1) (paper 003 Sec. 2.2), by the trapezoid rule:
+
+        ROC AUC = (1 + TPR - FPR) / 2.
+
+    Equal to scikit-learn's ``roc_auc_score`` on the flattened entries with the
+    learned 0/1 entries as scores.
+    """
+    t, m, single = _pair(truth, learned)
+    c = _confusion(t, m, counting)
+    r, f = _ratio(c.tp, c.tp + c.fn, np.nan), _ratio(c.fp, c.fp + c.tn, np.nan)
+    return _out((1 + r - f) / 2, single)
+
+
+def prc_auc(truth: GraphLike, learned: GraphLike, counting: str = "directed") -> float | np.ndarray:
+    """Precision-recall AUC through the empty, the learned and the complete graph
+    (paper 003 Sec. 2.2), with the step-wise (average precision) rule:
+
+        PRC AUC = R * P + (1 - R) * pi,   pi = (TP + FN) / N(N-1),
+
+    where R, P are the learned graph's recall and precision and pi is the precision of
+    the complete graph. This equals scikit-learn's ``average_precision_score`` on the
+    flattened entries with the learned 0/1 entries as scores, which reproduces the
+    paper's Table 2 values from its TPR and F1 columns (see notebook 01).
+    """
+    t, m, single = _pair(truth, learned)
+    c = _confusion(t, m, counting)
+    total = c.tp + c.fp + c.fn + c.tn
+    r = _ratio(c.tp, c.tp + c.fn, np.nan)
+    p = _ratio(c.tp, c.tp + c.fp, 0.0)
+    prevalence = _ratio(c.tp + c.fn, total, np.nan)
+    auc = r * p + (1 - r) * prevalence
+    return _out(np.where(prevalence > 0, auc, np.nan), single)
+
+
+def shd_dag(truth: GraphLike, learned: GraphLike) -> float | np.ndarray:
+    """Structural Hamming distance for DAGs, eq. (4): SHD = FN + FP (directed counting).
+
+    Over ordered pairs, so a reversed edge costs 2 (one FN, one FP), as in cdt's
+    ``SHD(double_for_anticausal=True)``; gadjid's ``shd`` counts it once. Both graphs
+    must have directed edges only (acyclicity is not needed for the count and is not
+    checked, so a batch of 10,000 graphs stays fast).
+    """
+    t, m, single = _pair(truth, learned)
+    _require_directed(t, "truth", truth)
+    _require_directed(m, "learned", learned)
+    c = _confusion(t, m, "directed")
+    return _out((c.fn + c.fp).astype(float), single)
+
+
+def shd_cpdag(truth: GraphLike, learned: GraphLike) -> float | np.ndarray:
+    """SHD between CPDAGs, eq. (5): undirected FN + undirected FP + FN + FP.
+
+    A DAG is first turned into its CPDAG (:func:`causaleval.graphs.to_cpdag`); a graph
+    with directed and undirected edges only (e.g. PC's output) is taken as the CPDAG it
+    is. Our reading of eq. (5), entry by entry over ordered pairs: FN/FP count the
+    entries that are 1 in one CPDAG and not in the other, undirected FN/FP the entries
+    that are -1 in one and not in the other. So a missing directed edge costs 1, a
+    missing undirected edge 2, a reversed edge 2, and ``a -> b`` for ``a - b`` costs 3.
+    PAGs and MAGs have no CPDAG and raise a ValueError.
+    """
+    tb, single = as_batch(truth), isinstance(learned, CausalGraph)
+    lb = as_batch(learned, tb.nodes)
+    t, m = _cpdags(tb), _cpdags(lb)
+    directed = np.count_nonzero((t == 1) != (m == 1), axis=(1, 2))
+    undirected = np.count_nonzero((t == -1) != (m == -1), axis=(1, 2))
+    return _out((directed + undirected).astype(float), single)
+
+
+def _check_k(k: float) -> float:
+    k = float(k)
+    if not 0.0 <= k <= 1.0:
+        raise ValueError(f"k must lie in [0, 1] for nCED to stay normalized (paper 003 Sec. 3.3), got {k}")
+    if not 0.0 < k < 0.5:
+        warnings.warn(
+            f"k={k} lies outside 0 < k < 0.5, the range paper 003 (Sec. 3.3) recommends "
+            "so that an undirected graph scores better than the empty graph",
+            KOutsideRecommendedRange,
+            stacklevel=3,
+        )
+    return k
+
+
+def ced(truth: GraphLike, learned: GraphLike, k: float = 0.2) -> float | np.ndarray:
+    """Causal edit distance, eqs. (6)-(7): CED = sum over i != j of f(e_ij, e*_ij) with
+
+        f = 0 if e_ij = e*_ij;  k if e_ij != e*_ij and e_ij = -1;  1 otherwise,
+
+    where e is the learned graph's entry and e* the truth's.
+    """
+    k = _check_k(k)
+    t, m, single = _pair(truth, learned)
+    diff = m != t
+    soft = np.count_nonzero(diff & (m == -1), axis=(1, 2))
+    hard = np.count_nonzero(diff, axis=(1, 2)) - soft
+    return _out(k * soft + hard, single)
+
+
+def nced(truth: GraphLike, learned: GraphLike, k: float = 0.2) -> float | np.ndarray:
+    """Normalized causal edit distance, eq. (8): nCED = CED / (N (N - 1)), in [0, 1]."""
+    n = as_batch(truth).matrices.shape[-1]
+    return ced(truth, learned, k) / (n * (n - 1))
+
+
+def sid(truth: GraphLike, learned: GraphLike) -> float | np.ndarray:
+    """Structural intervention distance (Peters and Buehlmann 2015) through gadjid.
+
+    Counts the ordered pairs (i, j) whose interventional distribution P(j | do(i)) the
+    learned DAG would get wrong by adjusting for its parents of i. Both graphs must be
+    DAGs (gadjid's ``sid`` accepts nothing else and panics on bad input, so we check).
+    """
+    import gadjid
+
+    tb, single = as_batch(truth), isinstance(learned, CausalGraph)
+    lb = as_batch(learned, tb.nodes)
+    out = []
+    for b, g in enumerate(lb):
+        tg = tb[b if len(tb) > 1 else 0]
+        tg.require_dag("sid (truth)")
+        g.require_dag("sid")
+        out.append(gadjid.sid(tg.to_gadjid(), g.to_gadjid(), edge_direction="from row to column")[1])
+    return _out(np.asarray(out, dtype=float), single)
+
+
+def _cpdags(batch: GraphBatch) -> np.ndarray:
+    """The CPDAG matrix of every graph in the batch, converting each distinct graph once."""
+    n = len(batch.nodes)
+    uniq, first, inverse = np.unique(batch.matrices.reshape(len(batch), -1), axis=0,
+                                     return_index=True, return_inverse=True)
+    converted = np.stack([_cpdag(CausalGraph(batch.nodes, u.reshape(n, n), batch.names[f])).matrix
+                          for u, f in zip(uniq, first)])
+    return converted[inverse.ravel()]
+
+
+def _cpdag(g: CausalGraph) -> CausalGraph:
+    if g.is_dag():
+        return to_cpdag(g)
+    if g.is_cpdag_like():
+        return g
+    raise ValueError(
+        f"graph {g.name!r}: SHD (CPDAG) needs a DAG or a CPDAG, but it has bidirected or "
+        "circle-marked edges (a MAG or PAG has no CPDAG)"
+    )
+
+
+def _require_directed(m: np.ndarray, role: str, graphs: GraphLike) -> None:
+    ok = ~(m == -1).any(axis=(1, 2)) & ~((m == 1) & (np.swapaxes(m, 1, 2) == 1)).any(axis=(1, 2))
+    if not ok.all():
+        b = int(np.flatnonzero(~ok)[0])
+        name = as_batch(graphs).names[b]
+        raise ValueError(
+            f"SHD (DAG) needs directed graphs, but {role} graph {name!r} has undirected, "
+            "circle or bidirected edges; use shd_cpdag or nced"
+        )
