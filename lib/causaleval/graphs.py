@@ -51,6 +51,7 @@ EDGE_MARKS: dict[str, tuple[int, int]] = {
 }
 #: canonical token for each pair of marks, used when printing edges
 _TOKEN = {marks: tok for tok, marks in EDGE_MARKS.items() if tok not in ("--", "o-o")}
+_MIRROR = {"<-": "->", "<-o": "o->", "-o": "o-"}
 _COMPACT = re.compile(r"^(?P<a>.+?)(?P<edge><->|<-|->|--|-)(?P<b>.+)$")
 
 
@@ -219,11 +220,14 @@ class CausalGraph:
 
     # ------------------------------------------------------------------ export
     def edges(self) -> list[str]:
-        """Edge strings in node order, e.g. ``["asia -> tub", "lung <-> bronc"]``."""
+        """Edge strings, e.g. ``["asia -> tub", "lung <-> bronc"]``, arrows pointing right."""
         out = []
         m = self.matrix
-        for i, j in zip(*np.nonzero(np.triu((m != 0) | (m.T != 0), 1))):
-            out.append(f"{self.nodes[i]} {_TOKEN[(int(m[j, i]), int(m[i, j]))]} {self.nodes[j]}")
+        for i, j in zip(*np.nonzero(np.triu(self.skeleton(), 1))):
+            token = _TOKEN[(int(m[j, i]), int(m[i, j]))]
+            if token in _MIRROR:  # print "b -> a" rather than "a <- b"
+                i, j, token = j, i, _MIRROR[token]
+            out.append(f"{self.nodes[i]} {token} {self.nodes[j]}")
         return out
 
     def to_networkx(self) -> Any:
@@ -254,7 +258,7 @@ class CausalGraph:
         """gadjid's int8 input (``edge_direction="from row to column"``):
         1 for ``i -> j``, 2 for ``i - j``. Only DAGs and CPDAG-like graphs have one."""
         self._require_cpdag_like("to_gadjid")
-        d = self.directed_matrix().astype(np.int8)
+        d = np.ascontiguousarray(self.directed_matrix(), dtype=np.int8)  # gadjid wants C order
         d[self.undirected_matrix()] = 2
         return d
 

@@ -292,3 +292,61 @@ def observed_bounds(dag_nodes: int, universal_nodes: int, k: float = 0.2) -> pd.
                              f" vs all DAGs, N={n}", pairs=len(v),
                              observed_min=np.nanmin(v), observed_max=np.nanmax(v)))
     return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------- plots
+def plot_table1(ours: pd.DataFrame, paper: pd.DataFrame) -> Any:
+    """nCED against k per algorithm: ours (mean with +-1 sd band) and the paper's (dashed)."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5.5, 3.5))
+    for i, (alg, g) in enumerate(ours.groupby("algorithm", sort=False)):
+        c = f"C{i}"
+        ax.plot(g["k"], g["value"], "o-", color=c, label=f"{alg} (ours)")
+        ax.fill_between(g["k"], g["value"] - g["sd"], g["value"] + g["sd"], color=c, alpha=0.15)
+        p = paper[paper["algorithm"] == alg]
+        if len(p):
+            ax.plot(p["k"], p["value"], "s--", color=c, alpha=0.7, label=f"{alg} (paper)")
+    ax.set(xlabel="k", ylabel="nCED vs MAG (lower is better)", title="Table 1 as a figure")
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    return fig
+
+
+def plot_figure3(paths: pd.DataFrame) -> Any:
+    """Six panels: nCED along each transformation path, one line per k."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(3, 2, figsize=(9, 9), sharey=True)
+    cmap = plt.get_cmap("viridis")
+    ks = sorted(paths["k"].unique())
+    for ax, ((start, end), g) in zip(axes.flat, paths.groupby(["start", "end"], sort=False)):
+        for k in ks:
+            line = g[g["k"] == k]
+            ax.plot(line["step"], line["nced"], color=cmap(k), marker=".", label=f"k={k:g}")
+        names = line["graph"].tolist()
+        ax.set_xticks(range(len(names)), names, fontsize=7)
+        ax.set_title(f"{start} to {end}", fontsize=9)
+        ax.set_ylabel("nCED")
+    axes.flat[0].legend(fontsize=6, ncol=2)
+    fig.suptitle("nCED along stepwise transformations of the five-variable DAG (paper Fig. 3)")
+    fig.tight_layout()
+    return fig
+
+
+def plot_figure6(scores: pd.DataFrame) -> Any:
+    """Two panels: every metric along the random TP -> FN and TN -> FP paths; SHD on a right axis."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    for ax, (panel, g) in zip(axes, scores.groupby("panel", sort=False)):
+        right = ax.twinx()
+        for i, (metric, line) in enumerate(g.groupby("metric", sort=False)):
+            target = right if metric.startswith("SHD") else ax
+            target.plot(line["step"], line["value"], marker="o", ms=3, color=f"C{i}", label=metric)
+        ax.set(title=panel, xlabel="step (one random edge changed per step)", ylabel="score")
+        right.set_ylabel("SHD")
+        handles = ax.get_legend_handles_labels()[0] + right.get_legend_handles_labels()[0]
+        ax.legend(handles=handles, fontsize=7, loc="center left")
+    fig.tight_layout()
+    return fig
