@@ -97,14 +97,22 @@ def _check_data(data: pd.DataFrame) -> None:
 
 @register_learner("hc", output="DAG", library="pgmpy")
 def hill_climbing(data: pd.DataFrame, *, ci_test: str, alpha: float, seed: int) -> CausalGraph:
-    """Greedy hill climbing over DAGs with pgmpy's discrete BIC score (Koller and Friedman 2009)."""
+    """Greedy hill climbing over DAGs with pgmpy's discrete BIC score (Koller and Friedman 2009).
+
+    pgmpy scans its candidate edge operations as a ``set`` and keeps the first of equally
+    good ones; BIC is score-equivalent, so adding a -> b and b -> a tie. With string node
+    names that order follows Python's per-process hash seed and the learned DAG changes
+    from run to run. Integer column labels hash to themselves, so we learn on those.
+    """
     from pgmpy.causal_discovery import HillClimbSearch
 
+    names = [str(c) for c in data.columns]
     est = HillClimbSearch(scoring_method="bic-d", return_type="dag", show_progress=False)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        est.fit(data)
-    return CausalGraph.from_pgmpy(est.causal_graph_, name="hc")
+        est.fit(data.set_axis(range(len(names)), axis=1))
+    edges = [(names[u], names[v]) for u, v in est.causal_graph_.edges()]
+    return CausalGraph.from_edge_lists(names, edges, name="hc")
 
 
 @register_learner("pc", output="CPDAG", library="causal-learn")

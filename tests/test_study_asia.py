@@ -1,0 +1,65 @@
+import numpy as np
+import pytest
+
+from causaleval import metrics as M
+from causaleval.studies import asia_mag_nced as S
+
+DEFAULTS = dict(network="asia", latent=["smoke"], second_network="sachs", n_samples=100, n_graphs=2,
+                ks=[0.0, 0.5], table2_ks=[0.2], algorithms=["hc", "pc"], ci_test="fisher_z",
+                alpha=0.05, counting="directed", seed=0)
+
+
+@pytest.mark.parametrize("change,msg", [
+    ({"network": "asai"}, "network='asai'"), ({"latent": ["smok"]}, "no node 'smok'"),
+    ({"algorithms": ["pcc"]}, "unknown learner 'pcc'"), ({"ks": [1.2]}, r"k=1.2 lies outside \[0, 1\]"),
+    ({"n_graphs": 0}, "n_graphs=0"), ({"counting": "both"}, "counting='both'"),
+])
+def test_bad_parameters_are_named(change, msg):
+    with pytest.raises(ValueError, match=msg):
+        S.check_params({**DEFAULTS, **change})
+
+
+def test_transformation_paths_and_their_nced():
+    g = S.five_node_dag()
+    assert len(g.directed_edges()) == 7
+    path = S.transformation_path(g, "G_e", "G_u,2")
+    assert path.names[0] == "G_e" and path.names[-1] == "G_u,2" and len(path) == 8
+    v = M.nced(g, path, 0.2)
+    assert np.allclose(np.diff(v), np.diff(v)[0])  # each step changes two entries: 1 -> k each
+    assert v[-1] == pytest.approx(14 * 0.2 / 20)
+
+
+def test_inequalities_of_section_3_3():
+    table = S.figure3_inequalities(S.five_node_dag(), np.round(np.linspace(0, 1, 11), 1))
+    row = table.set_index("relation").loc["nCED(G_u,2) < nCED(G_e)", "holds_for"]
+    assert row == "k in [0, 0.4] (grid step 0.1)"
+
+
+def test_random_paths_shuffle_with_the_seed():
+    g = S.five_node_dag()
+    a, b = S.random_path(g, "G*", "G_e", 1), S.random_path(g, "G*", "G_e", 2)
+    assert not np.array_equal(a.matrices, b.matrices)
+    assert np.array_equal(a.matrices[-1], b.matrices[-1]) and not a.matrices[-1].any()
+
+
+def test_enumerations():
+    assert len(S.all_dags(3)) == 25 and len(S.all_dags(4)) == 543
+    assert len(S.all_universal_graphs(2)) == 9
+
+
+def test_learn_graphs_and_tables_on_a_small_run():
+    learned = S.learn_graphs("asia", ["hc", "pc"], latent=["smoke"], n_samples=500, n_graphs=2,
+                             ci_test="fisher_z", alpha=0.05, seed=0)
+    assert set(learned) == {"hc", "pc"} and len(learned["hc"]) == 2
+    from causaleval.datasets import network_graph
+    from causaleval.graphs import latent_projection
+
+    mag = latent_projection(network_graph("asia"), ["smoke"])
+    t1 = S.table1(mag, learned, [0.0, 0.5])
+    hc = t1[t1.algorithm == "hc"]["value"]
+    assert hc.nunique() == 1  # a DAG learner's nCED does not depend on k
+    full = S.learn_graphs("asia", ["hc", "pc"], n_samples=500, n_graphs=2, ci_test="fisher_z",
+                          alpha=0.05, seed=0)
+    t2 = S.table2_scores(network_graph("asia"), full, [0.2])
+    assert t2.set_index(["algorithm", "metric"]).loc[("pc", "F1"), "starred"]
+    assert np.isnan(t2.set_index(["algorithm", "metric"]).loc[("pc", "SHD (DAG)"), "value"])
