@@ -26,7 +26,7 @@ def run_trials(
 ) -> list[Any]:
     """``[fn(**kwargs) for kwargs in grid]``, in parallel, with a progress bar."""
     from joblib import Parallel, delayed, parallel_backend
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     grid = list(grid)
     scheduler = scheduler or os.environ.get("CAUSALEVAL_DASK_SCHEDULER")
