@@ -58,7 +58,7 @@ def test_cyclic_graph_is_refused_where_a_dag_is_needed():
 def test_pgmpy_conversions(asia_edges):
     from pgmpy.base import DAG, PDAG
 
-    dag = DAG(asia_edges and [tuple(e.split("->")) for e in asia_edges])
+    dag = DAG([tuple(e.split("->")) for e in asia_edges])
     g = CausalGraph.from_pgmpy(dag)
     assert g == CausalGraph.from_edges(asia_edges)
     assert CausalGraph.from_pgmpy(g.to_pgmpy()) == g

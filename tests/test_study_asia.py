@@ -63,3 +63,33 @@ def test_learn_graphs_and_tables_on_a_small_run():
     t2 = S.table2_scores(network_graph("asia"), full, [0.2])
     assert t2.set_index(["algorithm", "metric"]).loc[("pc", "F1"), "starred"]
     assert np.isnan(t2.set_index(["algorithm", "metric"]).loc[("pc", "SHD (DAG)"), "value"])
+
+
+def test_paper_prc_from_table2_by_hand():
+    import pandas as pd
+
+    paper = pd.DataFrame({"network": "asia", "algorithm": "x", "metric": ["TPR", "F1", "PRC AUC"],
+                          "value": [0.5, 0.5, 0.3]})
+    row = S.paper_prc_from_table2(paper).iloc[0]
+    # F1 = R = 0.5 gives P = 0.5; Asia has 8 edges on 8 nodes: pi = 8 / 56
+    assert row["implied by TPR, F1"] == pytest.approx(round(0.25 + 0.5 * 8 / 56, 3))
+
+
+def test_check_bounds_flags_a_value_outside_the_claim():
+    import pandas as pd
+
+    observed = pd.DataFrame({"metric": ["F1", "SHD (DAG)"], "observed_min": [0.0, 0.0],
+                             "observed_max": [1.2, 12.0]})
+    claimed = pd.DataFrame({"metric": ["F1", "SHD (DAG)"], "lower_bound": [0, 0],
+                            "upper_bound": [1.0, np.nan]})
+    assert S.check_bounds(observed, claimed)["within claimed bounds"].tolist() == [False, True]
+
+
+def test_table2_display_marks_stars_and_blanks():
+    import pandas as pd
+
+    cmp = pd.DataFrame({"network": "asia", "algorithm": ["pc", "pc"], "metric": ["F1", "SHD (DAG)"],
+                        "ours": [0.123, np.nan], "starred": [True, False], "paper": [0.06, np.nan]})
+    table = S.table2_display(cmp)["asia"]
+    assert table.loc[("ours", "F1"), "pc"] == "0.12*" and table.loc[("ours", "SHD (DAG)"), "pc"] == ""
+    assert table.loc[("paper", "F1"), "pc"] == "0.06"

@@ -16,8 +16,6 @@ silently accept a misspelled one).
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
 import re
 import sys
 from pathlib import Path
@@ -25,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from causaleval import paths
+from causaleval import paths, report
 
 _NOTEBOOK = re.compile(r"^\d\d_(?P<name>\w+)\.ipynb$")
 
@@ -75,7 +73,7 @@ def run_study(name: str, overrides: dict[str, Any], tag: str | None = None, inpl
     if inplace:
         output = notebook
     else:
-        tag = tag or ("default" if not overrides else _params_tag(overrides))
+        tag = tag or ("default" if not overrides else report.parameter_hash(overrides))
         folder = paths.RUNS / name / tag
         if overrides and "output_dir" not in overrides:
             overrides = {**overrides, "output_dir": str(folder / "figures")}
@@ -87,14 +85,23 @@ def run_study(name: str, overrides: dict[str, Any], tag: str | None = None, inpl
         str(notebook), str(output), parameters=overrides, cwd=str(paths.NOTEBOOKS),
         kernel_name="python3", progress_bar=True,
     )
+    _relative_paths(output)
     if not inplace:
         _export_html(output)
     return output
 
 
-def _params_tag(overrides: dict[str, Any]) -> str:
-    canon = json.dumps(overrides, sort_keys=True, default=str)
-    return hashlib.sha256(canon.encode()).hexdigest()[:10]
+def _relative_paths(notebook: Path) -> None:
+    """Store papermill's input and output paths relative to the project root, so the
+    executed notebook names no folder of the machine it ran on."""
+    import nbformat
+
+    nb = nbformat.read(notebook, as_version=4)
+    meta = nb.metadata.get("papermill", {})
+    for key in ("input_path", "output_path"):
+        if meta.get(key):
+            meta[key] = paths.display(Path(meta[key]))
+    nbformat.write(nb, notebook)
 
 
 def _export_html(notebook: Path) -> None:

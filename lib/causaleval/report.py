@@ -30,13 +30,17 @@ def output_dir(study: str, override: str | os.PathLike | None = None) -> Path:
     return Path(override) if override else paths.figures_root() / study
 
 
+def parameter_hash(params: Mapping[str, Any]) -> str:
+    """A short hash of the parameters, independent of their order."""
+    return hashlib.sha256(_canonical(params).encode()).hexdigest()[:12]
+
+
 def provenance(study: str, params: Mapping[str, Any]) -> dict[str, Any]:
     """The stamp written beside every output."""
-    canon = json.dumps(dict(params), sort_keys=True, default=str)
     return {
         "study": study,
-        "parameters": json.loads(canon),
-        "parameter_hash": hashlib.sha256(canon.encode()).hexdigest()[:12],
+        "parameters": json.loads(_canonical(params)),
+        "parameter_hash": parameter_hash(params),
         "git": _git_state(),
         "versions": {p: _version(p) for p in PACKAGES},
     }
@@ -90,6 +94,10 @@ def beside(ours: pd.DataFrame, paper: pd.DataFrame, on: list[str], value: str = 
         paper.rename(columns={value: "paper"})[on + ["paper"]], on=on, how="left")
     merged["diff"] = merged["ours"] - merged["paper"]
     return merged
+
+
+def _canonical(params: Mapping[str, Any]) -> str:
+    return json.dumps(dict(params), sort_keys=True, default=str)
 
 
 def _stamp(folder: Path, name: str, study: str, params: Mapping[str, Any]) -> Path:

@@ -117,18 +117,37 @@ def table2_scores(
     return pd.DataFrame(rows, columns=["algorithm", "metric", "value", "starred"])
 
 
-def paper_prc_from_table2(paper: pd.DataFrame, truth_edges: dict[str, int], n_nodes: dict[str, int]) -> pd.DataFrame:
+def table2_display(comparison: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Per network, metrics x (ours | paper) x algorithm as text: two decimals, the paper's
+    ``*`` on starred values, empty where a metric is undefined or the paper has "-"."""
+    def cell(v: float, star: bool = False) -> str:
+        return "" if v != v else f"{v:.2f}{'*' if star else ''}"
+
+    out = {}
+    for net, g in comparison.groupby("network", sort=False):
+        g = g.assign(ours=[cell(v, s) for v, s in zip(g["ours"], g["starred"])],
+                     paper=g["paper"].map(cell))
+        out[net] = g.pivot_table(index="algorithm", columns="metric", values=["ours", "paper"],
+                                 aggfunc="first", sort=False).T
+    return out
+
+
+def paper_prc_from_table2(paper: pd.DataFrame) -> pd.DataFrame:
     """PRC AUC implied by the paper's own TPR and F1 columns under our PRC definition.
 
     Precision P follows from F1 and recall R (F1 = 2PR / (P + R)), so PRC AUC =
-    R P + (1 - R) pi with pi = |E*| / N(N-1). Agreement with the paper's PRC AUC column
-    supports our reading of "the curve through the empty, learned and complete graph".
+    R P + (1 - R) pi with pi = |E*| / N(N-1), the truth's density. Agreement with the
+    paper's PRC AUC column supports our reading of "the curve through the empty, learned
+    and complete graph".
     """
     wide = paper.pivot_table(index=["network", "algorithm"], columns="metric", values="value")
     r, f = wide["TPR"], wide["F1"]
     p = f * r / (2 * r - f)
-    nets = wide.index.get_level_values("network")
-    pi = np.array([truth_edges[n] / (n_nodes[n] * (n_nodes[n] - 1)) for n in nets])
+    density = {}
+    for net in wide.index.get_level_values("network").unique():
+        truth = network_graph(net)
+        density[net] = truth.directed_matrix().sum() / (truth.n * (truth.n - 1))
+    pi = wide.index.get_level_values("network").map(density).to_numpy(float)
     out = pd.DataFrame({"paper PRC AUC": wide["PRC AUC"], "implied by TPR, F1": r * p + (1 - r) * pi})
     return out.round(3)
 
@@ -292,6 +311,49 @@ def observed_bounds(dag_nodes: int, universal_nodes: int, k: float = 0.2) -> pd.
                              f" vs all DAGs, N={n}", pairs=len(v),
                              observed_min=np.nanmin(v), observed_max=np.nanmax(v)))
     return pd.DataFrame(rows)
+
+
+def check_bounds(observed: pd.DataFrame, claimed: pd.DataFrame) -> pd.DataFrame:
+    """Observed bounds beside the paper's claims, with whether every value lies within them
+    (an empty upper bound means the paper claims none)."""
+    table = observed.merge(claimed, on="metric", how="left")
+    table["within claimed bounds"] = (table["observed_min"] >= table["lower_bound"]) & (
+        table["upper_bound"].isna() | (table["observed_max"] <= table["upper_bound"]))
+    return table
+
+
+# ---------------------------------------------------------------------- closing comparison
+def agreement_summary(
+    table1: pd.DataFrame, table2: pd.DataFrame, table3: pd.DataFrame, behaviour: pd.DataFrame,
+) -> dict[str, Any]:
+    """The comparisons the notebook's closing section speaks of, computed from its tables.
+
+    ``table1`` and ``table2`` are :func:`causaleval.report.beside` joins (ours, paper, diff),
+    ``table3`` comes from :func:`check_bounds` and ``behaviour`` is :func:`figure6_behaviour`
+    joined with the paper's statements (columns ``paper sensitive``, ``paper linear``).
+    """
+    from scipy.stats import spearmanr
+
+    stated = pd.concat([
+        behaviour[[ours, f"paper {ours}"]].set_axis(["ours", "paper"], axis=1)
+        for ours in ("sensitive", "linear")]).dropna()
+    reported = table2.dropna(subset=["paper", "ours"])
+    bounded = reported[~reported["metric"].str.startswith("SHD")]
+    worst = {who: sorted(set(table1.loc[table1.groupby("k")[who].idxmax(), "algorithm"]))
+             for who in ("ours", "paper")}
+    return {
+        "Table 1: mean |ours - paper|": round(float(table1["diff"].abs().mean()), 3),
+        "Table 1: Spearman rank correlation of ours and paper over its cells": round(
+            float(spearmanr(table1["ours"], table1["paper"]).statistic), 3),
+        "Table 1: algorithms with the highest nCED at some k (ours)": worst["ours"],
+        "Table 1: algorithms with the highest nCED at some k (paper)": worst["paper"],
+        "Table 2: cells both report": len(reported),
+        "Table 2: mean |ours - paper| over those in [0, 1] (all but SHD)": round(
+            float(bounded["diff"].abs().mean()), 3),
+        "Table 3: every observed value within the paper's bounds": bool(table3["within claimed bounds"].all()),
+        "Figure 6: paper statements confirmed, of those tested": (
+            int((stated["ours"] == stated["paper"]).sum()), len(stated)),
+    }
 
 
 # ---------------------------------------------------------------------- plots
