@@ -58,7 +58,7 @@ def save_table(
         _atomic(folder / f"{name}.tex", lambda p: Path(p).write_text(
             table.to_latex(float_format=fmt, na_rep="--"))),
         _atomic(folder / f"{name}.md", lambda p: Path(p).write_text(
-            table.to_markdown(floatfmt=float_format.strip("{}:")) + "\n")),
+            table.reset_index().to_markdown(index=False, floatfmt=float_format.strip("{}:")) + "\n")),
     ]
     written.append(_stamp(folder, name, study, params))
     return written
