@@ -93,3 +93,19 @@ def test_table2_display_marks_stars_and_blanks():
     table = S.table2_display(cmp)["asia"]
     assert table.loc[("ours", "F1"), "pc"] == "0.12*" and table.loc[("ours", "SHD (DAG)"), "pc"] == ""
     assert table.loc[("paper", "F1"), "pc"] == "0.06"
+
+
+def test_agreement_summary_without_paper_values():
+    """A rerun on another network has no paper values: the summary says so instead of failing."""
+    import pandas as pd
+
+    t1 = pd.DataFrame({"algorithm": ["hc", "pc"], "k": [0.2, 0.2], "ours": [0.1, 0.2],
+                       "paper": [np.nan, np.nan], "diff": [np.nan, np.nan]})
+    t2 = pd.DataFrame({"metric": ["F1"], "ours": [0.5], "paper": [np.nan], "diff": [np.nan]})
+    t3 = pd.DataFrame({"within claimed bounds": [True]})
+    beh = pd.DataFrame({"sensitive": [True], "paper sensitive": [True], "linear": [True],
+                        "paper linear": [np.nan]})
+    summary = S.agreement_summary(t1, t2, t3, beh)
+    assert summary["Table 1"] == "the paper reports no values for these parameters"
+    assert summary["Table 2: cells both report"] == 0
+    assert summary["Figure 6: paper statements confirmed, of those tested"] == (1, 1)
