@@ -54,10 +54,10 @@ def save_table(
     folder = output_dir(study, out)
     fmt = float_format.format
     written = [
-        _atomic(folder / f"{name}.csv", lambda p: table.to_csv(p)),
-        _atomic(folder / f"{name}.tex", lambda p: Path(p).write_text(
+        atomic_write(folder / f"{name}.csv", lambda p: table.to_csv(p)),
+        atomic_write(folder / f"{name}.tex", lambda p: Path(p).write_text(
             table.to_latex(float_format=fmt, na_rep="--"))),
-        _atomic(folder / f"{name}.md", lambda p: Path(p).write_text(
+        atomic_write(folder / f"{name}.md", lambda p: Path(p).write_text(
             table.reset_index().to_markdown(index=False, floatfmt=float_format.strip("{}:")) + "\n")),
     ]
     written.append(_stamp(folder, name, study, params))
@@ -71,9 +71,9 @@ def save_figure(
     """Write a matplotlib figure as PNG and PDF (no timestamps, so reruns are identical)."""
     folder = output_dir(study, out)
     written = [
-        _atomic(folder / f"{name}.png", lambda p: fig.savefig(
+        atomic_write(folder / f"{name}.png", lambda p: fig.savefig(
             p, format="png", dpi=150, bbox_inches="tight", metadata={"Software": None})),
-        _atomic(folder / f"{name}.pdf", lambda p: fig.savefig(
+        atomic_write(folder / f"{name}.pdf", lambda p: fig.savefig(
             p, format="pdf", bbox_inches="tight", metadata={"CreationDate": None, "Creator": None})),
     ]
     written.append(_stamp(folder, name, study, params))
@@ -102,10 +102,11 @@ def _canonical(params: Mapping[str, Any]) -> str:
 
 def _stamp(folder: Path, name: str, study: str, params: Mapping[str, Any]) -> Path:
     text = json.dumps(provenance(study, params), indent=2, sort_keys=True) + "\n"
-    return _atomic(folder / f"{name}.provenance.json", lambda p: Path(p).write_text(text))
+    return atomic_write(folder / f"{name}.provenance.json", lambda p: Path(p).write_text(text))
 
 
-def _atomic(path: Path, write: Callable[[str], Any]) -> Path:
+def atomic_write(path: Path, write: Callable[[str], Any]) -> Path:
+    """Call ``write(tmp)`` on a temporary file beside ``path``, then rename it into place."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
     os.close(fd)

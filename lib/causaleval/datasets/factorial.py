@@ -1,0 +1,235 @@
+"""Factorial experiments in one tidy layout: the data type studies 2 and 3 read.
+
+Gentzel, Garant, Jensen (2019), supplement Sec. 1 and Table 1: every subject (a query,
+a program, a web site) is run under every combination of treatments (system settings),
+possibly several times (trials), and its outcomes are measured; subject covariates
+exist before treatment and do not change with it. One row of ``frame`` is one run::
+
+    subject | trial | treatment_1 .. treatment_k | outcome_1 .. | covariate_1 .. | [status]
+
+``status`` (collected data only) is ``ok``, ``timeout`` or ``error``; a failed run keeps
+its row with missing outcomes, so failures are recorded, not dropped.
+
+Both sources produce this type: :mod:`causaleval.datasets.kdl` (the original KDL files)
+and :mod:`causaleval.collect` (experiments the kit runs itself).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import pandas as pd
+
+
+@dataclass(frozen=True)
+class FactorialData:
+    """A factorial experiment with the role of every column attached.
+
+    ``levels`` maps each treatment to its levels in order (the first is the control).
+    ``notes`` records what loading did to the data (renamed, dropped or fixed columns).
+    """
+
+    name: str
+    frame: pd.DataFrame
+    subject: str
+    trial: str
+    treatments: tuple[str, ...]
+    outcomes: tuple[str, ...]
+    covariates: tuple[str, ...]
+    levels: Mapping[str, tuple] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        roles = [self.subject, self.trial, *self.treatments, *self.outcomes, *self.covariates]
+        missing = [c for c in roles if c not in self.frame.columns]
+        if missing:
+            raise ValueError(f"{self.name}: columns {missing} are missing; the table has "
+                             f"{list(self.frame.columns)}")
+        repeated = sorted({c for c in roles if roles.count(c) > 1})
+        if repeated:
+            raise ValueError(f"{self.name}: columns {repeated} are given more than one role")
+        if not self.treatments:
+            raise ValueError(f"{self.name}: no treatment columns")
+        if not self.levels:
+            levels = {t: tuple(sorted(self.frame[t].dropna().unique())) for t in self.treatments}
+            object.__setattr__(self, "levels", levels)
+
+    @property
+    def subjects(self) -> np.ndarray:
+        return self.frame[self.subject].unique()
+
+    @property
+    def cells(self) -> pd.DataFrame:
+        """Every combination of treatment levels (the design), one row each."""
+        return pd.DataFrame(list(itertools.product(*(self.levels[t] for t in self.treatments))),
+                            columns=list(self.treatments))
+
+    def with_notes(self, *notes: str, **changes) -> FactorialData:
+        return replace(self, notes=self.notes + notes, **changes)
+
+    def ok(self) -> pd.DataFrame:
+        """The runs that finished (all of them when the data carry no ``status``)."""
+        if "status" not in self.frame:
+            return self.frame
+        return self.frame[self.frame["status"] == "ok"]
+
+    def missing_cells(self) -> pd.DataFrame:
+        """Subject x trial x cell combinations without a finished run.
+
+        Columns: subject, trial, the treatments, and ``reason`` (``absent`` when the run
+        is not in the data at all, else the run's status, such as ``timeout``).
+        """
+        design = self.cells.merge(
+            self.frame[[self.subject, self.trial]].drop_duplicates(), how="cross")
+        keys = [self.subject, self.trial, *self.treatments]
+        seen = self.frame[keys + (["status"] if "status" in self.frame else [])]
+        merged = design.merge(seen.drop_duplicates(keys), on=keys, how="left", indicator=True)
+        reason = np.where(merged["_merge"] == "left_only", "absent",
+                          merged["status"] if "status" in merged else "ok")
+        merged["reason"] = reason
+        return merged.loc[merged["reason"] != "ok", keys + ["reason"]].reset_index(drop=True)
+
+    def complete(self) -> FactorialData:
+        """Only the subjects with a finished run in every cell of every trial they have
+        (what Algorithm 1 of the supplement needs), with a note of how many were left out."""
+        gaps = self.missing_cells()
+        incomplete = gaps[self.subject].unique()
+        if len(incomplete) == 0:
+            return self
+        kept = self.frame[~self.frame[self.subject].isin(incomplete)]
+        if "status" in kept:
+            kept = kept.drop(columns="status")
+        return self.with_notes(
+            f"left out {len(incomplete)} of {len(self.subjects)} subjects without a finished run "
+            f"in every treatment cell ({len(gaps)} runs missing or failed)",
+            frame=kept.reset_index(drop=True))
+
+    def describe(self) -> pd.DataFrame:
+        """One row per column: its role, type and number of distinct values."""
+        roles = {self.subject: "subject", self.trial: "trial",
+                 **{c: "treatment" for c in self.treatments},
+                 **{c: "outcome" for c in self.outcomes},
+                 **{c: "covariate" for c in self.covariates}}
+        return pd.DataFrame([
+            {"column": c, "role": role, "dtype": str(self.frame[c].dtype),
+             "distinct": int(self.frame[c].nunique()), "missing": int(self.frame[c].isna().sum())}
+            for c, role in roles.items()]).set_index("column")
+
+
+def select_treatments(data: FactorialData, treatments: Sequence[str] | None = None,
+                      fixed: Mapping[str, object] | None = None) -> FactorialData:
+    """Keep ``treatments`` (default: all) as treatments; hold every other one at one level.
+
+    An unchosen treatment keeps only the runs at ``fixed[t]`` (default: its first, control
+    level) and its column is dropped, so the remaining design is still factorial.
+    """
+    if treatments is None:
+        chosen = data.treatments
+    else:
+        chosen = tuple(treatments)
+        unknown = [t for t in chosen if t not in data.treatments]
+        if unknown or not chosen:
+            raise ValueError(f"{data.name}: treatments {list(chosen)} must be a non-empty subset "
+                             f"of {list(data.treatments)}")
+    fixed = dict(fixed or {})
+    others = [t for t in data.treatments if t not in chosen]
+    stray = sorted(set(fixed) - set(others))
+    if stray:
+        raise ValueError(f"{data.name}: `fixed` names {stray}, which are not unchosen treatments "
+                         f"({others})")
+    frame, notes = data.frame, []
+    for t in others:
+        level = fixed.get(t, data.levels[t][0])
+        if level not in data.levels[t]:
+            raise ValueError(f"{data.name}: treatment {t!r} has no level {level!r}; levels "
+                             f"{list(data.levels[t])}")
+        frame = frame.loc[frame[t] == level].drop(columns=t)
+        notes.append(f"treatment {t} held at {level!r} (not a treatment here)")
+    if not others:
+        return data
+    return data.with_notes(*notes, frame=frame.reset_index(drop=True), treatments=chosen,
+                           levels={t: data.levels[t] for t in chosen})
+
+
+def binarize(data: FactorialData, rules: Mapping[str, Mapping | str] | None = None) -> FactorialData:
+    """Make every treatment binary (Algorithm 1 of the supplement assumes binary treatments).
+
+    ``rules[t]`` is either ``"extremes"`` (the default: the first level -> 0, the last
+    level -> 1, runs at middle levels dropped) or a mapping ``level -> 0 | 1``; runs at
+    levels the mapping leaves out are dropped. Already binary 0/1 treatments are kept.
+
+    The default reproduces the paper's counts: 11,252 Postgres queries x 2^3 = 90,016
+    subject-treatment combinations from index_level, page_cost and memory_level at 0-2.
+    """
+    rules = dict(rules or {})
+    unknown = sorted(set(rules) - set(data.treatments))
+    if unknown:
+        raise ValueError(f"{data.name}: binarization rules for {unknown}, which are not treatments "
+                         f"({list(data.treatments)})")
+    frame, notes, levels = data.frame, [], dict(data.levels)
+    for t in data.treatments:
+        rule = rules.get(t, "extremes")
+        present = data.levels[t]
+        if rule == "extremes":
+            if tuple(present) == (0, 1):
+                continue
+            if len(present) < 2:
+                raise ValueError(f"{data.name}: treatment {t!r} has a single level {present}")
+            mapping = {present[0]: 0, present[-1]: 1}
+        elif isinstance(rule, Mapping):
+            bad = {v for v in rule.values()} - {0, 1}
+            if bad:
+                raise ValueError(f"{data.name}: binarization of {t!r} maps to {sorted(bad)}; "
+                                 "expected only 0 and 1")
+            mapping = dict(rule)
+        else:
+            raise ValueError(f"{data.name}: rule for {t!r} must be 'extremes' or a mapping "
+                             f"level -> 0/1, got {rule!r}")
+        coded = frame[t].map(mapping)
+        dropped = int(coded.isna().sum())
+        frame = frame.assign(**{t: coded}).loc[coded.notna()].astype({t: "int8"})
+        levels[t] = (0, 1)
+        kept = ", ".join(f"{k!r}->{v}" for k, v in mapping.items())
+        notes.append(f"treatment {t}: {kept}" + (f"; {dropped} runs at other levels dropped"
+                                                  if dropped else ""))
+    return data.with_notes(*notes, frame=frame.reset_index(drop=True), levels=levels)
+
+
+def normalize_outcomes(data: FactorialData, outcomes: Iterable[str] | None = None,
+                       per: str = "subject", offset: float = 0.0) -> FactorialData:
+    """Divide outcomes by the median control-case outcome (paper supplement Sec. 1).
+
+    ``y' = (y + offset) / (median{y : all treatments at their control level} + offset)``,
+    the median taken over each subject's control runs (``per="subject"``, the reading
+    under which the paper's Table 1 shows values near 1) or over the whole data set
+    (``per="dataset"``). A zero baseline cannot be divided by: the error names the
+    outcome; ``offset=1`` is the usual choice for block or byte counts.
+    """
+    if per not in ("subject", "dataset"):
+        raise ValueError(f"per must be 'subject' or 'dataset', got {per!r}")
+    outcomes = list(outcomes or data.outcomes)
+    frame = data.ok()
+    control = np.logical_and.reduce([frame[t] == data.levels[t][0] for t in data.treatments])
+    if per == "subject":
+        base = frame[control].groupby(data.subject)[outcomes].median()
+        base = data.frame[[data.subject]].join(base, on=data.subject)[outcomes]
+    else:
+        base = pd.DataFrame({o: frame.loc[control, o].median() for o in outcomes},
+                            index=data.frame.index)
+    base = base + offset
+    for o in outcomes:
+        has_runs = data.frame[o].notna()
+        if (base.loc[has_runs, o].isna()).any():
+            raise ValueError(f"{data.name}: outcome {o!r} has subjects without a control-case run; "
+                             "call .complete() first")
+        if (base.loc[has_runs, o] == 0).any():
+            raise ValueError(f"{data.name}: outcome {o!r} has a zero control-case median; "
+                             "pass offset=1 (counts) or leave it out of `outcomes`")
+    scaled = (data.frame[outcomes] + offset) / base
+    return data.with_notes(
+        f"outcomes {outcomes} divided by the median control-case value per {per}"
+        + (f" (offset {offset})" if offset else ""),
+        frame=data.frame.assign(**{o: scaled[o] for o in outcomes}))
