@@ -7,6 +7,8 @@
   with overrides they go to ``runs/<study>/<tag>/figures/`` so ``figures/`` keeps matching
   the committed notebooks. ``--inplace`` executes the committed notebook itself (defaults only).
 * ``reproduce [--inplace]``: run every study at its defaults.
+* ``collect sqlite|postgres --subjects N --trials T --out DIR``: run (or resume) a
+  factorial experiment on a real query engine (:mod:`causaleval.collect`).
 
 Values are read as YAML, so ``-p n_graphs 20``, ``-p latent '[smoke, lung]'`` and
 ``-p output_dir null`` work. Unknown parameter names are refused (papermill would
@@ -122,6 +124,14 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--inplace", action="store_true", help="execute the committed notebook itself")
     rep = sub.add_parser("reproduce", help="run every study at its defaults")
     rep.add_argument("--inplace", action="store_true", help="execute the committed notebooks themselves")
+    col = sub.add_parser("collect", help="collect a software-system domain (resumes when interrupted)")
+    col.add_argument("domain", choices=["sqlite", "postgres"])
+    col.add_argument("--subjects", type=int, default=50, help="number of queries (subjects)")
+    col.add_argument("--trials", type=int, default=1, help="repetitions of the full design")
+    col.add_argument("--out", help="output folder (default runs/collect/<domain>)")
+    col.add_argument("--seed", type=int, default=0, help="fixes the database and the workload")
+    col.add_argument("--scale", type=float, default=1.0, help="database size (1: 40,000 posts)")
+    col.add_argument("--timeout", type=float, help="seconds before a run counts as timed out")
     args = parser.parse_args(argv)
     try:
         if args.command == "list":
@@ -132,10 +142,16 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "run":
             notebook = study_notebook(args.study)
             run_study(args.study, parse_overrides(notebook, args.parameter), args.tag, args.inplace)
+        elif args.command == "collect":
+            from causaleval.collect import collect_domain
+
+            out = args.out or paths.RUNS / "collect" / args.domain
+            collect_domain(args.domain, subjects=args.subjects, trials=args.trials, out=out,
+                           seed=args.seed, scale=args.scale, timeout_s=args.timeout)
         else:
             for name in studies():
                 run_study(name, {}, inplace=args.inplace)
-    except ValueError as err:
+    except (ValueError, RuntimeError, FileNotFoundError) as err:
         print(f"causaleval: {err}", file=sys.stderr)
         return 2
     return 0

@@ -33,29 +33,18 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from importlib.metadata import version
 from pathlib import Path
-from typing import Protocol
 
 import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
 from causaleval.collect import stackdb, workload
-from causaleval.collect.sqlite import QueryFailed, SqliteEngine
+from causaleval.collect.engine import Engine, QueryFailed
+from causaleval.collect.sqlite import SqliteEngine
 from causaleval.report import atomic_write
 
 STATUSES = ("ok", "timeout", "error")
 _GZIP = {"method": "gzip", "mtime": 0}  # no timestamp: the same runs give the same bytes
-
-
-class Engine(Protocol):
-    name: str
-    treatments: dict[str, tuple]
-    outcomes: tuple[str, ...]
-
-    def run(self, sql: str, cell: dict, timeout_s: float) -> dict: ...
-    def versions(self) -> dict[str, str]: ...
-    def settings(self) -> dict[str, object]: ...
-    def close(self) -> None: ...
 
 
 def collection_settings(domain: str, subjects: int, trials: int, seed: int, scale: float,

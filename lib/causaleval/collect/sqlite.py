@@ -26,6 +26,7 @@ import shutil
 import time
 from pathlib import Path
 
+from causaleval.collect.engine import QueryFailed
 from causaleval.collect.stackdb import StackDatabase, create_statements, index_statements
 
 TREATMENTS = {"index_level": (0, 1, 2), "cache_size": (0, 1), "temp_store": (0, 1),
@@ -35,14 +36,6 @@ OUTCOMES = ("runtime_ms", "vm_steps", "fullscan_steps", "sorts", "autoindex_rows
 CACHE_KIB = {0: 64, 1: 65536}
 _STMT = {"vm_steps": "SQLITE_STMTSTATUS_VM_STEP", "fullscan_steps": "SQLITE_STMTSTATUS_FULLSCAN_STEP",
          "sorts": "SQLITE_STMTSTATUS_SORT", "autoindex_rows": "SQLITE_STMTSTATUS_AUTOINDEX"}
-
-
-class QueryFailed(Exception):
-    """A run that did not finish: ``status`` is ``timeout`` or ``error``."""
-
-    def __init__(self, status: str, message: str):
-        super().__init__(message)
-        self.status = status
 
 
 class SqliteEngine:

@@ -139,13 +139,14 @@ def query_covariates(sql: str, table_rows: dict[str, int]) -> dict[str, int]:
     sum of their row counts; ``num_joins``: JOIN operators; ``num_group_by``: GROUP BY
     clauses; ``num_subqueries``: nested SELECTs; ``num_predicates``: AND/OR-joined
     conditions in WHERE/HAVING clauses (counted as 1 + ANDs + ORs per clause);
-    ``length_chars``: characters.
+    ``length_chars``: characters. Keywords inside string literals do not count.
     """
-    tables = sorted({t.lower() for t in _TABLE.findall(sql)})
+    code = re.sub(r"'(?:[^']|'')*'", "''", sql)
+    tables = sorted({t.lower() for t in _TABLE.findall(code)})
     unknown = [t for t in tables if t not in table_rows]
     if unknown:
         raise ValueError(f"query references unknown table(s) {unknown}: {sql[:80]}")
-    upper = sql.upper()
+    upper = code.upper()
     clauses = len(re.findall(r"\b(?:WHERE|HAVING)\b", upper))
     return {
         "num_ref_tables": len(tables),
