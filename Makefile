@@ -4,7 +4,11 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test reproduce bench lab clean-venv
+.PHONY: test reproduce bench collect postgres-server lab clean-venv
+
+# The snapshots in data/software/ (see data/MANIFEST.md); `make collect` recollects them
+# (resuming an interrupted collection). Remove a domain's folder first to start over.
+COLLECT_ARGS := --subjects 2000 --trials 2 --scale 0.5 --seed 0
 
 $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -m venv $(VENV) 2>/dev/null || { apt-get update -qq && apt-get install -y -qq python3-venv && $(PYTHON) -m venv $(VENV); }
@@ -12,14 +16,25 @@ $(STAMP): pyproject.toml constraints.txt
 	$(PY) -m pip install -q -c constraints.txt -e ".[dev]"
 	@touch $(STAMP)
 
-test: $(STAMP)  ## unit tests, property tests and nbval over notebooks/*.ipynb
-	$(PY) -m pytest
+# Debian's PostgreSQL server, for the postgres query domain (root, or sudo when not root).
+postgres-server:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
+	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql; }
+
+test: $(STAMP) postgres-server  ## unit tests, property tests and nbval over notebooks/*.ipynb
+	CAUSALEVAL_REQUIRE_POSTGRES=1 $(PY) -m pytest
 
 reproduce: $(STAMP)  ## run every study notebook at its defaults; rewrites figures/
 	$(PY) -m causaleval reproduce
 
-bench: $(STAMP)  ## performance scripts in benchmarks/
+bench: $(STAMP) postgres-server  ## performance scripts in benchmarks/
 	$(PY) benchmarks/bench_structural.py
+	$(PY) benchmarks/bench_collect.py
+
+collect: $(STAMP) postgres-server  ## recollect data/software/{sqlite,postgres} (resumes)
+	$(PY) -m causaleval collect sqlite $(COLLECT_ARGS) --out data/software/sqlite
+	$(PY) -m causaleval collect postgres $(COLLECT_ARGS) --out data/software/postgres
 
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab notebooks/

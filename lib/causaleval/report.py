@@ -112,6 +112,7 @@ def atomic_write(path: Path, write: Callable[[str], Any]) -> Path:
     os.close(fd)
     try:
         write(tmp)
+        os.chmod(tmp, 0o644)  # mkstemp makes files private; outputs are for reading
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):

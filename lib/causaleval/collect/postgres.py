@@ -48,6 +48,7 @@ SERVER_SETTINGS = {"shared_buffers": "128kB", "autovacuum": "off", "fsync": "off
                    "synchronous_commit": "off", "full_page_writes": "off", "max_connections": "20",
                    "jit": "off", "listen_addresses": "127.0.0.1"}
 ROLE = "causaleval"
+DEBIAN_ROOT = Path("/usr/lib/postgresql")
 
 
 def find_bindir() -> Path:
@@ -55,7 +56,7 @@ def find_bindir() -> Path:
     candidates = []
     if os.environ.get("CAUSALEVAL_PG_BINDIR"):
         candidates.append(Path(os.environ["CAUSALEVAL_PG_BINDIR"]))
-    debian = sorted(Path("/usr/lib/postgresql").glob("*/bin"),
+    debian = sorted(DEBIAN_ROOT.glob("*/bin"),
                     key=lambda p: int(p.parent.name) if p.parent.name.isdigit() else 0, reverse=True)
     candidates += debian
     if shutil.which("initdb"):

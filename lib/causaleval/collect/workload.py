@@ -69,7 +69,7 @@ TEMPLATES: dict[str, Template] = {
         "SELECT c.id, c.score FROM tags t JOIN post_tags pt ON pt.tag_id = t.id "
         "JOIN posts p ON p.id = pt.post_id JOIN comments c ON c.post_id = p.id "
         "JOIN users u ON u.id = c.user_id "
-        f"WHERE t.name = '{_pick(r, p['tags'][20:])}' AND u.reputation > {r.integers(10, 5000)} "
+        f"WHERE t.name = '{_pick(r, p['rare_tags'])}' AND u.reputation > {r.integers(10, 5000)} "
         f"AND c.score > {r.integers(0, 3)}"),
     "votes_by_type": lambda r, p: (
         f"SELECT vote_type, count(*) FROM votes WHERE creation_day > {_day(r)} GROUP BY vote_type"),
@@ -114,7 +114,8 @@ def generate_workload(db: StackDatabase, n: int, seed: int = 0) -> pd.DataFrame:
         "users": len(db.tables["users"]), "posts": len(posts),
         "questions": posts.loc[posts["post_type"] == 1, "id"].to_numpy(),
         "active_users": np.unique(posts["owner_user_id"].to_numpy()),
-        "tags": db.tables["tags"]["name"].to_numpy()[:60],
+        "tags": (tags := db.tables["tags"]["name"].to_numpy())[:60],
+        "rare_tags": tags[min(20, len(tags) // 4):],
     }
     names = list(TEMPLATES)
     seen: dict[str, str] = {}

@@ -110,6 +110,7 @@ def load_kdl(
             f"Laboratory) there, or pass data_dir= the folder holding {schema.file}.")
     frame = _read(path)
     frame, notes = _match_columns(frame, schema, path)
+    notes += _check_rows(frame, schema, path)
     frame, more = _drop_constant(frame, schema)
     notes += more
     frame, more = _to_flags(frame, schema, path)
@@ -172,6 +173,20 @@ def _match_columns(frame: pd.DataFrame, schema: KdlSchema, path: Path) -> tuple[
     return frame[keep].rename(columns=renamed), notes
 
 
+def _check_rows(frame: pd.DataFrame, schema: KdlSchema, path: Path) -> list[str]:
+    """Rows without subject, trial or a treatment are an error (a cut or garbled file);
+    rows without some outcome are kept, with a note."""
+    keys = [schema.subject, schema.trial, *schema.treatments]
+    broken = frame[keys].isna().any(axis=1)
+    if broken.any():
+        lines = (broken[broken].index[:5] + 2).tolist()  # 1-based, after the header
+        raise ValueError(f"{path}: {int(broken.sum())} row(s) lack a subject, trial or treatment "
+                         f"value (lines {lines}...); the file may be cut off or malformed")
+    outcomes = [c for c in schema.outcomes if c in frame]
+    partial = int(frame[outcomes].isna().any(axis=1).sum())
+    return [f"{partial} row(s) with a missing outcome value"] if partial else []
+
+
 def _drop_constant(frame: pd.DataFrame, schema: KdlSchema) -> tuple[pd.DataFrame, list[str]]:
     droppable = [c for c in (*schema.outcomes, *schema.covariates) if c in frame]
     constant = [c for c in droppable if frame[c].nunique(dropna=False) <= 1]
@@ -187,6 +202,7 @@ def _to_flags(frame: pd.DataFrame, schema: KdlSchema, path: Path) -> tuple[pd.Da
         column = frame[t]
         if pd.api.types.is_bool_dtype(column):
             frame[t] = column.astype("int8")
+            notes.append(f"treatment {t}: True/False read as 1/0")
         elif not pd.api.types.is_numeric_dtype(column):
             mapped = column.astype(str).str.strip().str.lower().map(_BOOLEAN)
             if mapped.isna().any():
