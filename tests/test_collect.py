@@ -72,15 +72,20 @@ def test_index_levels_nest():
         stackdb.index_statements(3)
 
 
-def test_engine_records_timeouts_and_errors(tmp_path):
-    engine = SqliteEngine(stackdb.generate(0, 0.05), tmp_path)
-    cell = {"index_level": 0, "cache_size": 0, "temp_store": 0, "statistics": 0}
+def _check_failures(engine, cell):
+    """A cross join past its timeout is a ``timeout``; a bad column an ``error`` naming it."""
     with pytest.raises(QueryFailed) as failed:
-        engine.run("SELECT count(*) FROM votes a, votes b, votes c", cell, timeout_s=0.05)
+        engine.run("SELECT count(*) FROM votes a, votes b, votes c", cell, timeout_s=0.2)
     assert failed.value.status == "timeout"
     with pytest.raises(QueryFailed) as failed:
-        engine.run("SELECT nope FROM users", cell, timeout_s=1)
+        engine.run("SELECT nope FROM users", cell, timeout_s=5)
     assert failed.value.status == "error" and "nope" in str(failed.value)
+    assert engine.run("SELECT id FROM users WHERE id = 3", cell, timeout_s=5)["rows_returned"] == 1
+
+
+def test_engine_records_timeouts_and_errors(tmp_path):
+    engine = SqliteEngine(stackdb.generate(0, 0.05), tmp_path)
+    _check_failures(engine, {"index_level": 0, "cache_size": 0, "temp_store": 0, "statistics": 0})
     engine.close()
 
 
@@ -181,15 +186,8 @@ def test_postgres_server_lifecycle_timeout_and_taken_port(tmp_path):
 
     engine = PostgresEngine(stackdb.generate(0, 0.05), tmp_path)
     datadir = engine.server.datadir
-    cell = {"index_level": 0, "page_cost": 0, "memory_level": 0}
     try:
-        with pytest.raises(QueryFailed) as failed:
-            engine.run("SELECT count(*) FROM votes a, votes b, votes c", cell, timeout_s=0.2)
-        assert failed.value.status == "timeout"
-        with pytest.raises(QueryFailed) as failed:
-            engine.run("SELECT nope FROM users", cell, timeout_s=5)
-        assert failed.value.status == "error" and "nope" in str(failed.value)
-        assert engine.run("SELECT id FROM users WHERE id = 3", cell, timeout_s=5)["rows_returned"] == 1
+        _check_failures(engine, {"index_level": 0, "page_cost": 0, "memory_level": 0})
     finally:
         engine.close()
     assert not datadir.exists()

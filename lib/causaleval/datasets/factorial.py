@@ -169,33 +169,43 @@ def binarize(data: FactorialData, rules: Mapping[str, Mapping | str] | None = No
     if unknown:
         raise ValueError(f"{data.name}: binarization rules for {unknown}, which are not treatments "
                          f"({list(data.treatments)})")
-    frame, notes, levels = data.frame, [], dict(data.levels)
+    coded, notes, levels = {}, [], dict(data.levels)
+    keep = np.ones(len(data.frame), dtype=bool)
     for t in data.treatments:
-        rule = rules.get(t, "extremes")
-        present = data.levels[t]
-        if rule == "extremes":
-            if tuple(present) == (0, 1):
-                continue
-            if len(present) < 2:
-                raise ValueError(f"{data.name}: treatment {t!r} has a single level {present}")
-            mapping = {present[0]: 0, present[-1]: 1}
-        elif isinstance(rule, Mapping):
-            bad = {v for v in rule.values()} - {0, 1}
-            if bad:
-                raise ValueError(f"{data.name}: binarization of {t!r} maps to {sorted(bad)}; "
-                                 "expected only 0 and 1")
-            mapping = dict(rule)
-        else:
-            raise ValueError(f"{data.name}: rule for {t!r} must be 'extremes' or a mapping "
-                             f"level -> 0/1, got {rule!r}")
-        coded = frame[t].map(mapping)
-        dropped = int(coded.isna().sum())
-        frame = frame.assign(**{t: coded}).loc[coded.notna()].astype({t: "int8"})
+        mapping = _binary_mapping(data, t, rules.get(t, "extremes"))
+        if mapping is None:
+            continue
+        values = data.frame[t].map(mapping)
+        at_other = values.isna().to_numpy()
+        keep &= ~at_other
+        coded[t] = values
         levels[t] = (0, 1)
         kept = ", ".join(f"{k!r}->{v}" for k, v in mapping.items())
-        notes.append(f"treatment {t}: {kept}" + (f"; {dropped} runs at other levels dropped"
-                                                  if dropped else ""))
+        notes.append(f"treatment {t}: {kept}" + (f"; {int(at_other.sum())} runs at other levels "
+                                                  "dropped" if at_other.any() else ""))
+    if not coded:
+        return data
+    frame = data.frame.assign(**coded).loc[keep].astype({t: "int8" for t in coded})
     return data.with_notes(*notes, frame=frame.reset_index(drop=True), levels=levels)
+
+
+def _binary_mapping(data: FactorialData, t: str, rule: Mapping | str) -> dict | None:
+    """level -> 0/1 for one treatment; None when it is already coded 0/1 and left alone."""
+    present = data.levels[t]
+    if rule == "extremes":
+        if tuple(present) == (0, 1):
+            return None
+        if len(present) < 2:
+            raise ValueError(f"{data.name}: treatment {t!r} has a single level {present}")
+        return {present[0]: 0, present[-1]: 1}
+    if isinstance(rule, Mapping):
+        bad = set(rule.values()) - {0, 1}
+        if bad:
+            raise ValueError(f"{data.name}: binarization of {t!r} maps to {sorted(bad)}; "
+                             "expected only 0 and 1")
+        return dict(rule)
+    raise ValueError(f"{data.name}: rule for {t!r} must be 'extremes' or a mapping "
+                     f"level -> 0/1, got {rule!r}")
 
 
 def normalize_outcomes(data: FactorialData, outcomes: Iterable[str] | None = None,
