@@ -2,7 +2,11 @@
 
 import json
 import os
+import signal
 import socket
+import subprocess
+import sys
+import time
 
 import pandas as pd
 import pytest
@@ -127,6 +131,23 @@ def test_interrupted_collection_resumes_without_loss_or_duplicates(tmp_path):
     data = load_collected("sqlite", path=tmp_path)
     assert set(data.missing_cells()["reason"]) == {"error"}
     assert data.complete().frame.empty  # every subject lost its level-1 cells
+
+
+def test_killed_collection_stops_cleanly_and_resumes(tmp_path):
+    args = ["--subjects", "20", "--trials", "2", "--scale", "0.05", "--out", str(tmp_path)]
+    proc = subprocess.Popen([sys.executable, "-m", "causaleval", "collect", "sqlite", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    log = tmp_path / "runs.csv"
+    deadline = time.monotonic() + 120
+    while not (log.exists() and log.read_text().count("\n") > 50) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "rerun the same command to resume" in err
+    assert not (tmp_path / ".work").exists()  # engines closed on the way out
+    assert cli.main(["collect", "sqlite", *args]) == 0
+    runs = pd.read_csv(tmp_path / "runs.csv.gz")
+    assert len(runs) == 20 * 2 * 24 and runs["seq"].is_unique
 
 
 def test_resuming_with_other_settings_or_twice_at_once_is_refused(tmp_path):

@@ -146,8 +146,13 @@ def main(argv: list[str] | None = None) -> int:
             from causaleval.collect import collect_domain
 
             out = args.out or paths.RUNS / "collect" / args.domain
-            collect_domain(args.domain, subjects=args.subjects, trials=args.trials, out=out,
-                           seed=args.seed, scale=args.scale, timeout_s=args.timeout)
+            try:
+                collect_domain(args.domain, subjects=args.subjects, trials=args.trials, out=out,
+                               seed=args.seed, scale=args.scale, timeout_s=args.timeout)
+            except KeyboardInterrupt:
+                print(f"causaleval: collection interrupted; the finished runs are in {out}; "
+                      "rerun the same command to resume", file=sys.stderr)
+                return 130
         else:
             for name in studies():
                 run_study(name, {}, inplace=args.inplace)

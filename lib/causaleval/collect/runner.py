@@ -27,6 +27,8 @@ import json
 import os
 import platform
 import shutil
+import signal
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -118,7 +120,7 @@ def collect(engine_factory, settings: dict, out: Path, *, progress: bool = True)
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    with _lock(out):
+    with _lock(out), _sigterm_as_interrupt():
         manifest = _start_manifest(out, settings)
         if manifest.get("finished"):
             print(f"{out}: collection already complete ({manifest['runs']} runs)")
@@ -200,6 +202,23 @@ def _finished_runs(log: Path, columns: list[str], treatments: dict, cells: list[
     index = {tuple(cell.values()): i for i, cell in enumerate(cells)}
     keys = frame[list(treatments)].itertuples(index=False, name=None)
     return {(t, s, index[k]) for t, s, k in zip(frame["trial"], frame["subject"], keys)}
+
+
+@contextmanager
+def _sigterm_as_interrupt():
+    """A ``kill`` ends the collection like Ctrl-C: servers stop and the log is closed."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 @contextmanager

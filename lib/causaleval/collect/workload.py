@@ -115,7 +115,7 @@ def generate_workload(db: StackDatabase, n: int, seed: int = 0) -> pd.DataFrame:
         "questions": posts.loc[posts["post_type"] == 1, "id"].to_numpy(),
         "active_users": np.unique(posts["owner_user_id"].to_numpy()),
         "tags": (tags := db.tables["tags"]["name"].to_numpy())[:60],
-        "rare_tags": tags[min(20, len(tags) // 4):],
+        "rare_tags": tags[:60][min(20, len(tags) // 4):],
     }
     names = list(TEMPLATES)
     seen: dict[str, str] = {}
