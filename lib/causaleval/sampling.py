@@ -1,4 +1,5 @@
-"""Sampling data from discrete Bayesian networks."""
+"""Sampling: ancestral sampling from discrete Bayesian networks, and pseudo-observational
+samples of factorial experiments (Gentzel et al. 2019, supplement Algorithm 1)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from causaleval.datasets.factorial import FactorialData
 
 
 def forward_sample(model: Any, n: int, seed: int) -> pd.DataFrame:
@@ -40,3 +43,56 @@ def forward_sample(model: Any, n: int, seed: int) -> pd.DataFrame:
     df = pd.DataFrame({v: codes[v] for v in order})
     df.attrs["states"] = {v: states[v] for v in order}
     return df
+
+
+def pseudo_observational(data: FactorialData, biasing_covariate: str, beta: float,
+                         seed: int) -> pd.DataFrame:
+    """One record per subject, treatments assigned by Algorithm 1 of Gentzel et al. (2019).
+
+    Supplement Algorithm 1 (logistic sampling of observational data): let ``C_e`` in
+    ``{1..l}`` be the rank of subject e's value of the biasing covariate among its ``l``
+    distinct values; for treatment ``T_j`` (j = 1..k, in ``data.treatments`` order)
+    ``s_ej = +1`` if ``C_e * j`` is even, else ``-1``; ``t_j ~ Bernoulli(logistic(s_ej * beta))``;
+    keep the record of subject e with that assignment. ``beta = 0`` is a randomized
+    trial; a large ``beta`` assigns treatment by the parity of ``C_e * j``.
+
+    Only finished runs count. When the data hold several records of a subject with the
+    chosen assignment (several trials), one of them is drawn uniformly. Treatments must
+    be binary (0/1) and every subject must have a record in every cell.
+    """
+    if beta < 0:
+        raise ValueError(f"beta must be >= 0 (Algorithm 1), got {beta}")
+    if biasing_covariate not in data.frame.columns:
+        raise ValueError(f"{data.name}: no biasing covariate column {biasing_covariate!r}; "
+                         f"covariates: {list(data.covariates)}")
+    not_binary = [t for t in data.treatments if tuple(data.levels[t]) != (0, 1)]
+    if not_binary:
+        raise ValueError(f"{data.name}: treatments {not_binary} are not binary 0/1 (levels "
+                         f"{[data.levels[t] for t in not_binary]}); binarize them first")
+    frame = data.ok()
+    subject_codes, subjects = pd.factorize(frame[data.subject], sort=True)
+    n, k = len(subjects), len(data.treatments)
+    covariate = frame.groupby(subject_codes)[biasing_covariate].agg(["first", "nunique"])
+    varying = subjects[covariate["nunique"].to_numpy() > 1]
+    if len(varying):
+        raise ValueError(f"{data.name}: biasing covariate {biasing_covariate!r} varies within "
+                         f"subjects {list(varying[:5])}; it must be fixed per subject")
+    rank = pd.Series(covariate["first"]).rank(method="dense").to_numpy().astype(np.int64)
+    cell = (frame[list(data.treatments)].to_numpy(dtype=np.int64) << np.arange(k)).sum(axis=1)
+    key = subject_codes.astype(np.int64) * 2**k + cell
+    cells_seen = pd.Series(cell).groupby(subject_codes).nunique().reindex(range(n), fill_value=0)
+    incomplete = subjects[cells_seen.to_numpy() < 2**k]
+    if len(incomplete):
+        raise ValueError(f"{data.name}: {len(incomplete)} subject(s) lack a finished run in some "
+                         f"of the 2^{k} treatment cells, e.g. {list(incomplete[:5])}; "
+                         "use data.complete()")
+    rng = np.random.default_rng(seed)
+    j = np.arange(1, k + 1)
+    sign = np.where((rank[:, None] * j[None, :]) % 2 == 0, 1.0, -1.0)
+    assign = rng.random((n, k)) < 1.0 / (1.0 + np.exp(-sign * beta))
+    wanted = np.arange(n) * 2**k + (assign.astype(np.int64) << np.arange(k)).sum(axis=1)
+    order = np.argsort(key, kind="stable")
+    start = np.searchsorted(key[order], wanted, side="left")
+    count = np.searchsorted(key[order], wanted, side="right") - start
+    pick = order[start + np.floor(rng.random(n) * count).astype(np.int64)]
+    return frame.iloc[pick].reset_index(drop=True)
