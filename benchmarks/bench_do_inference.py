@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import re
 import time
 import warnings
 
@@ -45,7 +46,7 @@ def bench(network: str) -> dict:
                     warnings.simplefilter("ignore")
                     factor = inference.query([o], do={t: s}, show_progress=False)
             except ValueError as err:
-                reason = str(err).split(".")[0][:80]
+                reason = re.sub(r"'[^']*'", "X", str(err)).split(".")[0]
                 refused[reason] = refused.get(reason, 0) + 1
                 continue
             values = factor.values[[factor.state_names[o].index(x) for x in order]]

@@ -54,7 +54,10 @@ def pseudo_observational(data: FactorialData, biasing_covariate: str, beta: floa
     distinct values; for treatment ``T_j`` (j = 1..k, in ``data.treatments`` order)
     ``s_ej = +1`` if ``C_e * j`` is even, else ``-1``; ``t_j ~ Bernoulli(logistic(s_ej * beta))``;
     keep the record of subject e with that assignment. ``beta = 0`` is a randomized
-    trial; a large ``beta`` assigns treatment by the parity of ``C_e * j``.
+    trial; a large ``beta`` assigns treatment by the parity of ``C_e * j``. Note what the
+    algorithm implies: for even ``j``, ``C_e * j`` is always even, so even-numbered
+    treatments get ``P(t_j = 1) = logistic(beta)`` for every subject (biased towards 1 but
+    not confounded); only odd-numbered treatments depend on the covariate.
 
     Only finished runs count. When the data hold several records of a subject with the
     chosen assignment (several trials), one of them is drawn uniformly. Treatments must
