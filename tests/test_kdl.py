@@ -176,3 +176,18 @@ def test_roles_must_name_existing_distinct_columns():
     with pytest.raises(ValueError, match="has no level 5"):
         select_treatments(FactorialData("two", frame.assign(u=0), "s", "trial", ("t", "u"), ("y",), ()),
                           ["t"], {"u": 5})
+
+
+def test_discretize_by_quantiles_ties_and_few_values():
+    from causaleval.datasets.factorial import discretize
+
+    frame = pd.DataFrame({"s": range(9), "trial": 0, "t": [0, 1] * 4 + [0],
+                          "y": [1.0, 2, 3, 4, 5, 6, 7, 8, 9], "z": [0, 0, 0, 0, 0, 0, 5, 7, 9],
+                          "c": ["b", "a", "b", "a", "b", "a", "b", "a", "c"]})
+    data = discretize(FactorialData("d", frame, "s", "trial", ("t",), ("y", "z"), ("c",)), bins=3)
+    assert data.frame["y"].tolist() == [0, 0, 0, 1, 1, 1, 2, 2, 2]
+    # cut points 0, 1.67 -> bins (-inf, 0], (0, 1.67], (1.67, inf): the tied zeros stay together
+    assert data.frame["z"].tolist() == [0, 0, 0, 0, 0, 0, 2, 2, 2]
+    assert data.frame["c"].tolist() == [1, 0, 1, 0, 1, 0, 1, 0, 2]
+    with pytest.raises(ValueError, match="not \\['t'\\]"):
+        discretize(data, columns=["t"])

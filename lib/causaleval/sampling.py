@@ -45,6 +45,28 @@ def forward_sample(model: Any, n: int, seed: int) -> pd.DataFrame:
     return df
 
 
+def assignment_probabilities(data: FactorialData, biasing_covariate: str, beta: float) -> np.ndarray:
+    """``P(t_j = 1)`` for each subject (rows, sorted by subject) and treatment under Algorithm 1:
+    ``logistic(s_ej * beta)``, ``s_ej = +1`` if ``C_e * j`` is even else ``-1``, ``C_e`` the
+    dense rank of the subject's covariate value (see :func:`pseudo_observational`)."""
+    if beta < 0:
+        raise ValueError(f"beta must be >= 0 (Algorithm 1), got {beta}")
+    if biasing_covariate not in data.frame.columns:
+        raise ValueError(f"{data.name}: no biasing covariate column {biasing_covariate!r}; "
+                         f"covariates: {list(data.covariates)}")
+    frame = data.ok()
+    subject_codes, subjects = pd.factorize(frame[data.subject], sort=True)
+    covariate = frame.groupby(subject_codes)[biasing_covariate].agg(["first", "nunique"])
+    varying = subjects[covariate["nunique"].to_numpy() > 1]
+    if len(varying):
+        raise ValueError(f"{data.name}: biasing covariate {biasing_covariate!r} varies within "
+                         f"subjects {list(varying[:5])}; it must be fixed per subject")
+    rank = pd.Series(covariate["first"]).rank(method="dense").to_numpy().astype(np.int64)
+    j = np.arange(1, len(data.treatments) + 1)
+    sign = np.where((rank[:, None] * j[None, :]) % 2 == 0, 1.0, -1.0)
+    return 1.0 / (1.0 + np.exp(-sign * beta))
+
+
 def pseudo_observational(data: FactorialData, biasing_covariate: str, beta: float,
                          seed: int) -> pd.DataFrame:
     """One record per subject, treatments assigned by Algorithm 1 of Gentzel et al. (2019).
@@ -63,11 +85,6 @@ def pseudo_observational(data: FactorialData, biasing_covariate: str, beta: floa
     chosen assignment (several trials), one of them is drawn uniformly. Treatments must
     be binary (0/1) and every subject must have a record in every cell.
     """
-    if beta < 0:
-        raise ValueError(f"beta must be >= 0 (Algorithm 1), got {beta}")
-    if biasing_covariate not in data.frame.columns:
-        raise ValueError(f"{data.name}: no biasing covariate column {biasing_covariate!r}; "
-                         f"covariates: {list(data.covariates)}")
     not_binary = [t for t in data.treatments if tuple(data.levels[t]) != (0, 1)]
     if not_binary:
         raise ValueError(f"{data.name}: treatments {not_binary} are not binary 0/1 (levels "
@@ -75,12 +92,7 @@ def pseudo_observational(data: FactorialData, biasing_covariate: str, beta: floa
     frame = data.ok()
     subject_codes, subjects = pd.factorize(frame[data.subject], sort=True)
     n, k = len(subjects), len(data.treatments)
-    covariate = frame.groupby(subject_codes)[biasing_covariate].agg(["first", "nunique"])
-    varying = subjects[covariate["nunique"].to_numpy() > 1]
-    if len(varying):
-        raise ValueError(f"{data.name}: biasing covariate {biasing_covariate!r} varies within "
-                         f"subjects {list(varying[:5])}; it must be fixed per subject")
-    rank = pd.Series(covariate["first"]).rank(method="dense").to_numpy().astype(np.int64)
+    p_treated = assignment_probabilities(data, biasing_covariate, beta)
     cell = (frame[list(data.treatments)].to_numpy(dtype=np.int64) << np.arange(k)).sum(axis=1)
     key = subject_codes.astype(np.int64) * 2**k + cell
     cells_seen = pd.Series(cell).groupby(subject_codes).nunique().reindex(range(n), fill_value=0)
@@ -90,9 +102,7 @@ def pseudo_observational(data: FactorialData, biasing_covariate: str, beta: floa
                          f"of the 2^{k} treatment cells, e.g. {list(incomplete[:5])}; "
                          "use data.complete()")
     rng = np.random.default_rng(seed)
-    j = np.arange(1, k + 1)
-    sign = np.where((rank[:, None] * j[None, :]) % 2 == 0, 1.0, -1.0)
-    assign = rng.random((n, k)) < 1.0 / (1.0 + np.exp(-sign * beta))
+    assign = rng.random((n, k)) < p_treated
     wanted = np.arange(n) * 2**k + (assign.astype(np.int64) << np.arange(k)).sum(axis=1)
     order = np.argsort(key, kind="stable")
     start = np.searchsorted(key[order], wanted, side="left")

@@ -243,3 +243,38 @@ def normalize_outcomes(data: FactorialData, outcomes: Iterable[str] | None = Non
         f"outcomes {outcomes} divided by the median control-case value per {per}"
         + (f" (offset {offset})" if offset else ""),
         frame=data.frame.assign(**{o: scaled[o] for o in outcomes}))
+
+
+def discretize(data: FactorialData, bins: int = 3, columns: Iterable[str] | None = None) -> FactorialData:
+    """Integer codes 0..b-1 for outcomes and covariates (the paper made every variable discrete).
+
+    A numeric column with more than ``bins`` distinct values is cut at its empirical
+    quantiles ``1/bins, ..., (bins-1)/bins`` over the finished runs (value ``x`` gets the
+    number of cut points ``< x``: bins closed on the right, as ``pandas.qcut``; repeated
+    cut points merge bins, so heavily tied columns get fewer); a column with at most ``bins`` distinct values, or a non-numeric one, is
+    coded by the rank of its distinct values. The cut points are kept in ``notes``, so the
+    same coding can be stated and reapplied. Failed runs keep a missing value.
+    """
+    if bins < 2:
+        raise ValueError(f"bins must be at least 2, got {bins}")
+    columns = list(columns or (*data.outcomes, *data.covariates))
+    roles = set(data.outcomes) | set(data.covariates)
+    stray = [c for c in columns if c not in roles]
+    if stray:
+        raise ValueError(f"{data.name}: can only discretize outcomes and covariates, not {stray}")
+    ok = data.ok()
+    coded, notes = {}, []
+    for c in columns:
+        values = data.frame[c]
+        distinct = np.sort(ok[c].dropna().unique())
+        if not pd.api.types.is_numeric_dtype(values) or len(distinct) <= bins:
+            lookup = {v: i for i, v in enumerate(distinct)}
+            coded[c] = values.map(lookup).astype("Int16")
+            continue
+        cuts = np.unique(np.quantile(ok[c].dropna().to_numpy(dtype=float),
+                                     np.arange(1, bins) / bins))
+        codes = np.searchsorted(cuts, values.to_numpy(dtype=float), side="left")
+        coded[c] = pd.Series(codes, index=values.index).where(values.notna()).astype("Int16")
+        notes.append(f"{c}: cut at {np.round(cuts, 6).tolist()}")
+    return data.with_notes(f"discretized into at most {bins} bins by quantiles", *notes,
+                           frame=data.frame.assign(**coded))

@@ -1,0 +1,117 @@
+"""Ground truth from factorial experiments: the consistent model (Gentzel et al. 2019, supp. Sec. 2).
+
+Which treatments cause which outcomes is decided on the full factorial data with the
+Friedman test, blocked by subject (:func:`related_pairs`). The consistent DAG
+(:func:`consistent_dag`) has the biasing covariate as the only parent of every treatment
+and an edge T -> O for each related pair; fitted to data it estimates every
+``P(O | do(T = t))`` consistently when the covariate does not also drive the outcomes
+(``covariate_to_outcomes=True`` adds C -> O edges for when it does). The same
+distributions are also read off the factorial data directly
+(:func:`factorial_interventional`), so the two can be compared.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from causaleval.datasets.factorial import FactorialData
+from causaleval.graphs import CausalGraph
+
+
+def friedman(blocks: np.ndarray) -> tuple[float, float]:
+    """Friedman's chi-square test of ``k >= 2`` related samples (rows are blocks).
+
+    Within each block the ``k`` responses are ranked (ties get average ranks); with rank
+    sums ``R_j`` over ``n`` blocks, ``Q = (12 / (n k (k+1)) sum_j R_j^2 - 3 n (k+1)) / C``,
+    ``C = 1 - sum(t^3 - t) / (n k (k^2 - 1))`` over tie groups ``t``; ``p = P(chi2_{k-1} > Q)``
+    (Friedman 1937; the statistic of ``scipy.stats.friedmanchisquare``, which needs k >= 3).
+    When every block is one tie, nothing differs: ``Q = 0, p = 1``.
+    """
+    blocks = np.asarray(blocks, dtype=float)
+    if blocks.ndim != 2 or blocks.shape[1] < 2 or blocks.shape[0] < 1:
+        raise ValueError(f"need an (n blocks, k >= 2 groups) array, got shape {blocks.shape}")
+    if np.isnan(blocks).any():
+        raise ValueError("blocks hold missing values; every block needs all k responses")
+    n, k = blocks.shape
+    ranks = stats.rankdata(blocks, axis=1)
+    ties = 0.0
+    for row in np.sort(blocks, axis=1):
+        _, counts = np.unique(row, return_counts=True)
+        ties += float((counts**3 - counts).sum())
+    correction = 1.0 - ties / (n * k * (k * k - 1))
+    if correction <= 0:
+        return 0.0, 1.0
+    q = (12.0 / (n * k * (k + 1)) * (ranks.sum(axis=0) ** 2).sum() - 3.0 * n * (k + 1)) / correction
+    return float(q), float(stats.chi2.sf(q, k - 1))
+
+
+def related_pairs(data: FactorialData, alpha: float = 0.05) -> pd.DataFrame:
+    """Friedman test for every (treatment, outcome) pair, blocked by subject.
+
+    Each subject's response at treatment level ``l`` is its mean outcome over all its
+    finished runs with ``T = l`` (all levels of the other treatments, all trials).
+    Returns one row per pair: ``treatment, outcome, statistic, p_value, related``
+    (``p_value < alpha``).
+    """
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must lie in (0, 1), got {alpha}")
+    frame = data.ok()
+    rows = []
+    for t in data.treatments:
+        for o in data.outcomes:
+            blocks = frame.groupby([data.subject, t])[o].mean().unstack(t).dropna()
+            statistic, p = friedman(blocks.to_numpy())
+            rows.append({"treatment": t, "outcome": o, "statistic": statistic, "p_value": p,
+                         "related": p < alpha})
+    return pd.DataFrame(rows)
+
+
+def consistent_dag(data: FactorialData, biasing_covariate: str, related: pd.DataFrame,
+                   covariate_to_outcomes: bool = False) -> CausalGraph:
+    """C -> every treatment, T -> O for every related pair (and C -> every outcome if asked)."""
+    if biasing_covariate not in data.covariates:
+        raise ValueError(f"{data.name}: {biasing_covariate!r} is not a covariate ({list(data.covariates)})")
+    nodes = [biasing_covariate, *data.treatments, *data.outcomes]
+    edges = [(biasing_covariate, t) for t in data.treatments]
+    edges += [(r.treatment, r.outcome) for r in related.itertuples() if r.related]
+    if covariate_to_outcomes:
+        edges += [(biasing_covariate, o) for o in data.outcomes]
+    return CausalGraph.from_edge_lists(nodes, directed=edges, name=f"consistent {data.name}")
+
+
+def factorial_interventional(data: FactorialData, treatment: str, outcome: str, *,
+                             card: int | None = None, biasing_covariate: str | None = None,
+                             beta: float = 0.0) -> np.ndarray:
+    """``P(O = o | do(T = t))`` read off the factorial data, as a table ``[t, o]``.
+
+    Every subject was run under every cell, so the interventional distribution is a
+    weighted share of runs: ``P(o | do(t)) = sum_runs w 1[T = t, O = o] / sum_runs w 1[T = t]``.
+    The other treatments are distributed as under Algorithm 1 with ``biasing_covariate``
+    and ``beta`` (``w`` = the product over the other treatments of the subject's
+    assignment probabilities), which is the distribution a model fitted to
+    pseudo-observational data estimates; ``beta = 0`` (the default) weighs every cell
+    equally. Runs of one subject in one cell (trials) share their cell's weight.
+    ``O`` must be integer coded (see ``discretize``).
+    """
+    from causaleval.sampling import assignment_probabilities
+
+    frame = data.ok()
+    card = card or int(frame[outcome].max()) + 1
+    subject_codes, _ = pd.factorize(frame[data.subject], sort=True)
+    others = [j for j, t in enumerate(data.treatments) if t != treatment]
+    levels = frame[list(data.treatments)].to_numpy(dtype=np.int64)
+    if biasing_covariate is None or beta == 0:
+        weight = np.ones(len(frame))
+    else:
+        p = assignment_probabilities(data, biasing_covariate, beta)[subject_codes][:, others]
+        weight = np.where(levels[:, others] == 1, p, 1 - p).prod(axis=1)
+    runs_in_cell = frame.groupby([data.subject, *data.treatments])[data.subject].transform("size")
+    weight = weight / runs_in_cell.to_numpy()
+    codes = frame[outcome].to_numpy(dtype=np.int64)
+    table = np.zeros((len(data.levels[treatment]), card))
+    for i, level in enumerate(data.levels[treatment]):
+        at = frame[treatment].to_numpy() == level
+        table[i] = np.bincount(codes[at], weights=weight[at], minlength=card)[:card]
+    return table / table.sum(axis=1, keepdims=True)
