@@ -80,3 +80,16 @@ def test_hill_climbing_does_not_depend_on_the_hash_seed():
     outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                            env={**os.environ, "PYTHONHASHSEED": str(s)}).stdout for s in (1, 6)}  # hash seeds 1 and 6 flip a tie on this sample
     assert len(outs) == 1
+
+
+def test_ges_and_mmhc_adapters_return_named_graphs_of_their_class():
+    from causaleval.datasets import load_network
+    from causaleval.sampling import forward_sample
+
+    data = forward_sample(load_network("cancer"), 3000, seed=0).astype("int64")
+    ges = learn("ges", data)
+    assert ges.name == "ges" and ges.nodes == tuple(data.columns) and ges.is_cpdag_like()
+    mmhc = learn("mmhc", data, ci_test="g_test", alpha=0.01)
+    assert mmhc.name == "mmhc" and mmhc.is_dag() and mmhc.directed_matrix().any()
+    with pytest.raises(ValueError, match="chi_square or g_test, not 'fisher_z'"):
+        learn("mmhc", data, ci_test="fisher_z")

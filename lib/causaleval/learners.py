@@ -14,6 +14,9 @@ Built in (paper 003 Sec. 3.4 used Fisher-Z for the tests and BIC for the score):
 * ``hc``: greedy hill climbing (pgmpy ``HillClimbSearch``, discrete BIC score) -> DAG
 * ``pc``: PC-stable (causal-learn) -> CPDAG
 * ``fci``: FCI (causal-learn) -> PAG
+* ``ges``: Greedy Equivalence Search with the BDeu score (causal-learn) -> CPDAG
+* ``mmhc``: Max-Min Hill-Climbing (:mod:`causaleval.mmhc`; MMPC skeleton with
+  ``chi_square`` or ``g_test``, then pgmpy's BDeu hill climbing inside it) -> DAG
 
 ``ci_test`` is one of ``fisher_z`` (the paper's), ``chi_square`` or ``g_test`` (the
 natural tests for discrete data); the score-based ``hc`` ignores it and ``alpha``.
@@ -134,3 +137,23 @@ def fci(data: pd.DataFrame, *, ci_test: str, alpha: float, seed: int) -> CausalG
         graph, _ = cl_fci(data.to_numpy(float), CI_TESTS[ci_test], alpha, show_progress=False,
                           node_names=[str(c) for c in data.columns])
     return CausalGraph.from_causallearn(graph, name="fci")
+
+
+@register_learner("ges", output="CPDAG", library="causal-learn")
+def ges(data: pd.DataFrame, *, ci_test: str, alpha: float, seed: int) -> CausalGraph:
+    """GES (Chickering 2002) with causal-learn's discrete BDeu local score; no tests."""
+    from causallearn.search.ScoreBased.GES import ges as cl_ges
+
+    result = cl_ges(data.to_numpy(float), score_func="local_score_BDeu",
+                    node_names=[str(c) for c in data.columns])
+    return CausalGraph.from_causallearn(result["G"], name="ges")
+
+
+@register_learner("mmhc", output="DAG", library="causaleval + pgmpy")
+def mmhc(data: pd.DataFrame, *, ci_test: str, alpha: float, seed: int) -> CausalGraph:
+    """MMHC (Tsamardinos, Brown, Aliferis 2006); ``ci_test`` is ``chi_square`` or ``g_test``."""
+    from causaleval.mmhc import mmhc as fast_mmhc
+
+    if ci_test not in ("chi_square", "g_test"):
+        raise ValueError(f"mmhc tests discrete data with chi_square or g_test, not {ci_test!r}")
+    return fast_mmhc(data, alpha=alpha, test=ci_test)
