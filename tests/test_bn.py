@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from causaleval import bn
+from causaleval.metrics import tvd
 from causaleval.datasets import load_network
 from causaleval.graphs import CausalGraph
 from causaleval.sampling import forward_sample
@@ -63,7 +64,7 @@ def test_hand_computed_chain_with_confounder():
                         {"c": 2, "t": 2, "o": 2}, cpds)
     expected_o1 = [0.3 * 0.2 + 0.7 * 0.4, 0.3 * 0.5 + 0.7 * 0.9]
     np.testing.assert_allclose(net.interventional("t", "o")[:, 1], expected_o1)
-    np.testing.assert_allclose(bn.tvd(net.interventional("t", "o")[0], [0.5, 0.5]), abs(0.66 - 0.5))
+    np.testing.assert_allclose(tvd(net.interventional("t", "o")[0], [0.5, 0.5]), abs(0.66 - 0.5))
     with pytest.raises(ValueError, match="'x' is not a node"):
         net.interventional("x", "o")
 
@@ -103,3 +104,15 @@ def test_pgmpy_round_trip_keeps_every_table():
     for v in net.nodes:
         axes = [0] + [1 + back.parents[v].index(p) for p in net.parents[v]]
         np.testing.assert_array_equal(back.cpds[v].transpose(axes), net.cpds[v])
+
+
+def test_tvd_aggregates_by_hand():
+    from causaleval.metrics import mean_tvd, pairwise_tvd, total_tvd
+
+    truth = {("t", "o"): np.array([[0.5, 0.5], [0.2, 0.8]]), ("t", "p"): np.array([[1.0, 0.0], [0.0, 1.0]])}
+    estimate = {("t", "o"): np.array([[0.5, 0.5], [0.5, 0.5]]), ("t", "p"): np.array([[0.9, 0.1], [0.5, 0.5]])}
+    assert pairwise_tvd(truth, estimate, level=1) == pytest.approx({("t", "o"): 0.3, ("t", "p"): 0.5})
+    assert total_tvd(truth, estimate, level=1) == pytest.approx(0.8)
+    assert mean_tvd(truth, estimate) == pytest.approx(((0 + 0.3) / 2 + (0.1 + 0.5) / 2) / 2)
+    with pytest.raises(ValueError, match="no estimate"):
+        total_tvd(truth, {})

@@ -167,11 +167,3 @@ def fit(dag: CausalGraph, data: pd.DataFrame, *, smoothing: str = "bdeu", ess: f
         cpds[v] = np.divide(counts, totals, out=np.full(shape, 1.0 / cards[v]), where=totals > 0)
     return DiscreteBN(tuple(order), parents, cards, cpds)
 
-
-def tvd(p: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """Total variation distance over the last axis (Gentzel et al. 2019, Sec. 5):
-    ``TV = 1/2 sum_o |P(O = o | do(T = t)) - P_hat(O = o | do(T = t))|``."""
-    p, q = np.asarray(p, dtype=float), np.asarray(q, dtype=float)
-    if p.shape != q.shape:
-        raise ValueError(f"distributions of shapes {p.shape} and {q.shape} cannot be compared")
-    return 0.5 * np.abs(p - q).sum(axis=-1)

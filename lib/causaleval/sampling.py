@@ -1,14 +1,18 @@
-"""Sampling: ancestral sampling from discrete Bayesian networks, and pseudo-observational
-samples of factorial experiments (Gentzel et al. 2019, supplement Algorithm 1)."""
+"""Sampling: ancestral sampling from discrete Bayesian networks, pseudo-observational
+samples of factorial experiments (Gentzel et al. 2019, supplement Algorithm 1), and
+random DAGs with Dirichlet tables (their synthetic networks)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import networkx as nx
 import numpy as np
 import pandas as pd
 
+from causaleval.bn import DiscreteBN
 from causaleval.datasets.factorial import FactorialData
+from causaleval.graphs import CausalGraph
 
 
 def forward_sample(model: Any, n: int, seed: int) -> pd.DataFrame:
@@ -109,3 +113,41 @@ def pseudo_observational(data: FactorialData, biasing_covariate: str, beta: floa
     count = np.searchsorted(key[order], wanted, side="right") - start
     pick = order[start + np.floor(rng.random(n) * count).astype(np.int64)]
     return frame.iloc[pick].reset_index(drop=True)
+
+
+def random_dag(n_nodes: int, expected_neighbours: float, seed: int) -> CausalGraph:
+    """An Erdos-Renyi DAG: each pair i < j of a random node order is an edge with
+    probability ``expected_neighbours / (n_nodes - 1)``, so a node has ``expected_neighbours``
+    parents plus children on average (our reading of Gentzel et al.'s ``E[N] = 2``)."""
+    if n_nodes < 2 or not 0 <= expected_neighbours <= n_nodes - 1:
+        raise ValueError(f"need n_nodes >= 2 and 0 <= expected_neighbours <= n_nodes - 1, "
+                         f"got {n_nodes} and {expected_neighbours}")
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(n_nodes)
+    upper = np.triu(rng.random((n_nodes, n_nodes)) < expected_neighbours / (n_nodes - 1), k=1)
+    adjacency = np.zeros((n_nodes, n_nodes), dtype=np.int8)
+    adjacency[np.ix_(order, order)] = upper
+    names = [f"X{i + 1}" for i in range(n_nodes)]
+    return CausalGraph.from_adjacency(adjacency, names, name=f"random_dag_{seed}")
+
+
+def dirichlet_network(dag: CausalGraph, cards: int | dict[str, int], concentration: float,
+                      seed: int) -> DiscreteBN:
+    """Conditional probability tables drawn from a symmetric Dirichlet(``concentration``),
+    one draw per parent configuration (Gentzel et al.'s "Dirichlet" synthetic parameters)."""
+    if concentration <= 0:
+        raise ValueError(f"concentration must be positive, got {concentration}")
+    dag.require_dag("drawing conditional probability tables")
+    cards = {v: cards for v in dag.nodes} if isinstance(cards, int) else dict(cards)
+    rng = np.random.default_rng(seed)
+    directed = dag.directed_matrix()
+    parents = {v: tuple(dag.nodes[i] for i in np.flatnonzero(directed[:, j]))
+               for j, v in enumerate(dag.nodes)}
+    cpds = {}
+    for v in dag.nodes:
+        shape = (cards[v], *(cards[p] for p in parents[v]))
+        draws = rng.dirichlet(np.full(cards[v], concentration), size=int(np.prod(shape[1:])))
+        cpds[v] = draws.T.reshape(shape)
+    order = list(nx.topological_sort(nx.DiGraph(dag.directed_edges()))) if directed.any() else []
+    order += [v for v in dag.nodes if v not in order]
+    return DiscreteBN(tuple(order), parents, cards, cpds)
