@@ -28,8 +28,15 @@ def test_v_structure_is_kept_and_dag_passes_through():
 
 def test_conflicting_pdag_and_limits_are_errors():
     cycle = CausalGraph.from_edges(["a->b", "b->c", "c - a", "c->d", "d->a"])
-    with pytest.raises(ValueError, match="no consistent DAG extension"):
+    with pytest.raises(ValueError, match="directed cycle"):
         X.consistent_extension(cycle)
+    # either orientation of b - c makes a new v-structure: no extension, so the fallback
+    conflict = CausalGraph.from_edges(["a->b", "b - c", "d->c"])
+    with pytest.raises(ValueError, match="no consistent DAG extension"):
+        X.consistent_extension(conflict, fallback=False)
+    assert sorted(X.consistent_extension(conflict).edges()) == ["a -> b", "b -> c", "d -> c"]
+    bidirected = CausalGraph.from_edges(["a->b", "b<->c", "d->c"])
+    assert X.consistent_extension(bidirected).is_dag()
     with pytest.raises(ValueError, match="past the limit"):
         X.mec_members(to_cpdag(CausalGraph.from_edges(["a->b", "b->c", "c->d"])), limit=2)
 

@@ -10,9 +10,10 @@ class's DAGs. Two rules, chosen by a parameter (``cpdag_rule``) in the studies:
 * ``"mec_average"``: the average of ``P(O | do(T))`` over every member of the class
   (every acyclic orientation of the undirected edges that adds no v-structure), fitted
   to the same data; exact but exponential in the number of undirected edges (capped).
+  A PDAG without members is fitted through the fallback extension instead.
 
 A DAG passes through unchanged. A PDAG with no consistent extension (PC can return one)
-is an error naming the graph.
+falls back to an orientation along a topological order (see :func:`consistent_extension`).
 """
 
 from __future__ import annotations
@@ -30,12 +31,54 @@ RULES = ("extension", "mec_average")
 MAX_UNDIRECTED = 16
 
 
-def consistent_extension(graph: CausalGraph) -> CausalGraph:
-    """A DAG in the class of the (C)PDAG ``graph`` (Dor and Tarsi 1992)."""
-    directed, undirected = graph.directed_matrix().copy(), graph.undirected_matrix().copy()
+def consistent_extension(graph: CausalGraph, fallback: bool = True) -> CausalGraph:
+    """A DAG in the class of the (C)PDAG ``graph`` (Dor and Tarsi 1992).
+
+    PC can return a PDAG without a consistent extension (orientation conflicts, which
+    causal-learn writes as bidirected edges, here read as undirected). With ``fallback``
+    such a graph keeps its directed edges and has its other edges pointed along a
+    topological order of them (ties by node order), as pcalg's ``pdag2dag`` does when
+    it cannot keep the v-structures; without it, the graph is an error.
+    """
+    m = graph.matrix
+    bidirected = (m == 1) & (m.T == 1)
+    directed = graph.directed_matrix().copy()
+    undirected = graph.undirected_matrix() | bidirected
     if not undirected.any():
         graph.require_dag("an interventional estimate")
         return graph
+    try:
+        return _dor_tarsi(graph, directed, undirected.copy())
+    except ValueError:
+        if not fallback:
+            raise
+    if not _is_acyclic(directed):
+        raise ValueError(f"graph {graph.name!r} has a directed cycle; no DAG to fit")
+    order = _topological_order(directed)
+    rank = np.argsort(order)
+    result = directed.copy()
+    for i, j in zip(*np.nonzero(np.triu(undirected))):
+        result[(i, j) if rank[i] < rank[j] else (j, i)] = True
+    return CausalGraph.from_adjacency(result.astype(np.int8), graph.nodes, name=graph.name)
+
+
+def _topological_order(d: np.ndarray) -> list[int]:
+    """Kahn's algorithm taking the lowest-numbered ready node first."""
+    indegree = d.sum(axis=0).astype(int)
+    ready = sorted(np.flatnonzero(indegree == 0).tolist())
+    order = []
+    while ready:
+        v = ready.pop(0)
+        order.append(v)
+        for w in np.flatnonzero(d[v]):
+            indegree[w] -= 1
+            if indegree[w] == 0:
+                ready.append(int(w))
+                ready.sort()
+    return order
+
+
+def _dor_tarsi(graph: CausalGraph, directed: np.ndarray, undirected: np.ndarray) -> CausalGraph:
     result = directed.copy()
     alive = list(range(graph.n))
     while alive:
@@ -90,7 +133,13 @@ def interventional_tables(
     if rule not in RULES:
         raise ValueError(f"cpdag rule must be one of {RULES}, got {rule!r}")
     pairs = list(pairs)
-    dags = [consistent_extension(graph)] if rule == "extension" else mec_members(graph)
+    if rule == "extension" or graph.is_dag():
+        dags = [consistent_extension(graph)]
+    else:
+        try:
+            dags = mec_members(graph)
+        except ValueError:  # no member: average over nothing; use the fallback extension
+            dags = [consistent_extension(graph)]
     tables = {pair: 0.0 for pair in pairs}
     for dag in dags:
         net = bn.fit(dag, data, smoothing=smoothing, ess=ess, cards=cards)
