@@ -17,8 +17,7 @@ Interventions (:meth:`DiscreteBN.interventional`) use the truncated factorizatio
 with ``T`` clamped to ``t`` in its children's tables. Only ancestors of ``O`` in the
 mutilated graph are summed over (the other factors sum to one), with one ``numpy.einsum``
 that returns the whole table ``[t, o]`` at once. This answers every (T, O) pair, also
-when O is an ancestor of T (then ``P(O | do(T)) = P(O)``). Each row is renormalized, as
-pgmpy's queries are: tables read from BIF files sum to one only to about 1e-7.
+when O is an ancestor of T (then ``P(O | do(T)) = P(O)``).
 """
 
 from __future__ import annotations
@@ -96,8 +95,7 @@ class DiscreteBN:
                 continue
             operands += [self.cpds[v], [letters[v], *(letters[p] for p in self.parents[v])]]
         out = [letters[treatment], letters[outcome]] if treatment else [letters[outcome]]
-        table = np.einsum(*operands, out, optimize="greedy")
-        return table / table.sum(axis=-1, keepdims=True)  # CPDs read from files sum to 1 +- 1e-7
+        return np.einsum(*operands, out, optimize="greedy")
 
     def to_pgmpy(self):
         """The same network as a pgmpy ``DiscreteBayesianNetwork`` (states named 0..r-1)."""
@@ -116,14 +114,19 @@ class DiscreteBN:
 
 
 def from_pgmpy(model: Any) -> DiscreteBN:
-    """A pgmpy discrete network (states keep the network's own order, as in sampling)."""
+    """A pgmpy discrete network (states keep the network's own order, as in sampling).
+
+    Every column is renormalized to sum to one: BIF files print probabilities to a few
+    digits (Sachs' tables sum to 1 +- 1e-7), and exact answers need exact tables.
+    """
     nodes = tuple(str(v) for v in nx.topological_sort(model))
     parents, cards, cpds = {}, {}, {}
     for v in nodes:
         cpd = model.get_cpds(v)
         parents[v] = tuple(str(p) for p in cpd.variables[1:])
         cards[v] = int(cpd.cardinality[0])
-        cpds[v] = np.asarray(cpd.values, dtype=float).reshape(tuple(int(c) for c in cpd.cardinality))
+        table = np.asarray(cpd.values, dtype=float).reshape(tuple(int(c) for c in cpd.cardinality))
+        cpds[v] = table / table.sum(axis=0, keepdims=True)
     return DiscreteBN(nodes, parents, cards, cpds)
 
 

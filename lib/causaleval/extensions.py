@@ -36,30 +36,44 @@ def consistent_extension(graph: CausalGraph, fallback: bool = True) -> CausalGra
 
     PC can return a PDAG without a consistent extension (orientation conflicts, which
     causal-learn writes as bidirected edges, here read as undirected). With ``fallback``
-    such a graph keeps its directed edges and has its other edges pointed along a
-    topological order of them (ties by node order), as pcalg's ``pdag2dag`` does when
-    it cannot keep the v-structures; without it, the graph is an error.
+    such a graph keeps its directed edges (but any that would close a directed cycle,
+    taken in node order) and has its other edges pointed along a topological order of
+    them (ties by node order), as pcalg's ``pdag2dag`` does when it cannot keep the
+    v-structures; without it, the graph is an error.
     """
     m = graph.matrix
     bidirected = (m == 1) & (m.T == 1)
     directed = graph.directed_matrix().copy()
     undirected = graph.undirected_matrix() | bidirected
-    if not undirected.any():
-        graph.require_dag("an interventional estimate")
+    if not undirected.any() and _is_acyclic(directed):
+        graph.require_dag("an interventional estimate")  # refuses circle marks (PAGs)
         return graph
     try:
         return _dor_tarsi(graph, directed, undirected.copy())
     except ValueError:
         if not fallback:
             raise
-    if not _is_acyclic(directed):
-        raise ValueError(f"graph {graph.name!r} has a directed cycle; no DAG to fit")
+    directed, loose = _acyclic_part(directed)
+    undirected = undirected | loose | loose.T
     order = _topological_order(directed)
     rank = np.argsort(order)
     result = directed.copy()
     for i, j in zip(*np.nonzero(np.triu(undirected))):
         result[(i, j) if rank[i] < rank[j] else (j, i)] = True
     return CausalGraph.from_adjacency(result.astype(np.int8), graph.nodes, name=graph.name)
+
+
+def _acyclic_part(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Keep directed edges in (row, column) order unless one closes a cycle; the ones
+    left out are returned separately (to be oriented like undirected edges)."""
+    kept = np.zeros_like(d)
+    loose = np.zeros_like(d)
+    for i, j in zip(*np.nonzero(d)):
+        kept[i, j] = True
+        if not _is_acyclic(kept):
+            kept[i, j] = False
+            loose[i, j] = True
+    return kept, loose
 
 
 def _topological_order(d: np.ndarray) -> list[int]:
