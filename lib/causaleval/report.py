@@ -105,6 +105,19 @@ def _stamp(folder: Path, name: str, study: str, params: Mapping[str, Any]) -> Pa
     return atomic_write(folder / f"{name}.provenance.json", lambda p: Path(p).write_text(text))
 
 
+def cached_frame(study: str, name: str, params: Mapping[str, Any],
+                 compute: Callable[[], pd.DataFrame]) -> pd.DataFrame:
+    """``compute()``, or the table a previous call with the same parameters stored under
+    ``runs/cache/<study>/<name>-<parameter hash>.csv`` (so a rerun that only changes a
+    plot does not recompute the trials). Delete the folder to force a recomputation."""
+    path = paths.RUNS / "cache" / study / f"{name}-{parameter_hash(params)}.csv"
+    if path.exists():
+        return pd.read_csv(path)
+    frame = compute()
+    atomic_write(path, lambda p: frame.to_csv(p, index=False))
+    return frame
+
+
 def atomic_write(path: Path, write: Callable[[str], Any]) -> Path:
     """Call ``write(tmp)`` on a temporary file beside ``path``, then rename it into place."""
     path.parent.mkdir(parents=True, exist_ok=True)

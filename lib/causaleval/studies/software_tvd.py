@@ -105,6 +105,20 @@ def load_domain(source: str, name: str, *, covariate: str, outcomes: Sequence[st
     return Domain(name, data, covariate, cards, truth)
 
 
+def domain_summary(domains: Sequence[Domain]) -> pd.DataFrame:
+    """Subjects, runs, treatments, outcomes and biasing covariate of each prepared domain."""
+    return pd.DataFrame([{
+        "domain": d.name, "subjects": d.subjects, "runs": len(d.data.frame),
+        "treatments": ", ".join(d.data.treatments), "outcomes": ", ".join(d.data.outcomes),
+        "biasing covariate": f"{d.covariate} ({d.cards[d.covariate]} levels)"} for d in domains]
+    ).set_index("domain")
+
+
+def related_table(domain: Domain, alpha: float) -> pd.DataFrame:
+    """The Friedman test of every (treatment, outcome) pair of a domain."""
+    return consistent.related_pairs(domain.data, alpha=alpha).assign(domain=domain.name)
+
+
 def empirical_sample(domain: Domain, beta: float, seed: int) -> pd.DataFrame:
     """One pseudo-observational data set (Algorithm 1), integer codes of the model's columns."""
     sample = pseudo_observational(domain.data, domain.covariate, beta, seed)
@@ -195,6 +209,16 @@ def paired_orders(results: pd.DataFrame, by: Sequence[str], value: str, unit: st
         rows.append({**dict(zip(by, key if isinstance(key, tuple) else (key,))),
                      "order": " < ".join(order), "adjacent pairs": "; ".join(tests)})
     return pd.DataFrame(rows)
+
+
+def order_agreement(orders: pd.DataFrame) -> pd.DataFrame:
+    """For each domain and synthetic panel: its learner order beside the empirical one."""
+    empirical = orders[orders["panel"] == "empirical"].set_index("domain")["order"]
+    synthetic = orders[orders["panel"] != "empirical"]
+    return pd.DataFrame([{"domain": r.domain, "panel": r.panel, "order": r.order,
+                          "empirical order": empirical.get(r.domain),
+                          "same order": r.order == empirical.get(r.domain)}
+                         for r in synthetic.itertuples()])
 
 
 # ---------------------------------------------------------------- Figure 2 and 4-6
@@ -299,3 +323,51 @@ def plot_orders(results: pd.DataFrame):
         ax.set_xlabel("")
     fig.tight_layout()
     return fig
+
+
+# ----------------------------------------------------------------------- claims
+STRONG, WEAK, SIGNIFICANT = 0.7, 0.3, 0.05
+
+
+def _established(order_row: pd.Series) -> bool:
+    """Every adjacent pair of the order differs at p < 0.05."""
+    ps = [float(part.split("p=")[1].rstrip(")")) for part in order_row["adjacent pairs"].split("; ") if part]
+    return all(p < SIGNIFICANT for p in ps)
+
+
+def claims_table(claims: pd.DataFrame, fig1: pd.DataFrame, fig2: pd.DataFrame,
+                 orders: pd.DataFrame, corr: pd.DataFrame) -> pd.DataFrame:
+    """Each claim of the paper with the computed evidence and whether it holds here."""
+    pearson = corr.set_index(["learner", "measures"])["pearson"]
+    by_measure = measure_orders(fig2).set_index("measure")
+    empirical = orders[orders["panel"] == "empirical"].set_index("domain")
+    agreement = order_agreement(orders)
+
+    def r(learner: str, measures: str) -> float:
+        return float(pearson.get((learner, measures), np.nan))
+
+    def first(measure: str) -> str:
+        return by_measure.loc[measure, "order"].split(" < ")[0]
+
+    checks = {
+        "shd_sid_strong": lambda: (all(r(l, "SHD-SID") >= STRONG for l in fig2["learner"].unique()),
+                                   ", ".join(f"{l}: {r(l, 'SHD-SID'):.2f}" for l in sorted(fig2["learner"].unique()))),
+        "shd_tvd_weak_ges": lambda: (abs(r("ges", "SHD-TVD")) < WEAK, f"ges: r = {r('ges', 'SHD-TVD'):.2f}"),
+        "shd_tvd_strong_pc": lambda: (r("pc", "SHD-TVD") >= STRONG, f"pc: r = {r('pc', 'SHD-TVD'):.2f}"),
+        "ges_best_tvd_synthetic": lambda: (first("tvd") == "ges" and _established(by_measure.loc["tvd"]),
+                                           by_measure.loc["tvd", "adjacent pairs"]),
+        "ges_not_best_structural": lambda: (first("shd") != "ges" and first("sid") != "ges",
+                                            f"SHD: {by_measure.loc['shd', 'order']}; SID: {by_measure.loc['sid', 'order']}"),
+        "orders_differ_empirical_synthetic": lambda: (bool((~agreement["same order"]).any()),
+                                                      f"{int((~agreement['same order']).sum())} of {len(agreement)} synthetic panels order the learners differently"),
+        "ges_best_empirical": lambda: (all(o.split(" < ")[0] == "ges" for o in empirical["order"]),
+                                       "; ".join(f"{d}: {o}" for d, o in empirical["order"].items())),
+    }
+    rows = []
+    for claim in claims.itertuples():
+        if claim.claim not in checks:
+            raise ValueError(f"gentzel_claims.csv: no check for claim {claim.claim!r}")
+        holds, evidence = checks[claim.claim]()
+        rows.append({"claim": claim.claim, "paper": claim.source, "statement": claim.statement,
+                     "holds here": bool(holds), "evidence": evidence})
+    return pd.DataFrame(rows).set_index("claim")
