@@ -31,6 +31,8 @@ reproduce: $(STAMP)  ## run every study notebook at its defaults; rewrites figur
 bench: $(STAMP) postgres-server  ## performance scripts in benchmarks/
 	$(PY) benchmarks/bench_structural.py
 	$(PY) benchmarks/bench_collect.py
+	$(PY) benchmarks/bench_do_inference.py
+	$(PY) benchmarks/bench_mmhc.py
 
 collect: $(STAMP) postgres-server  ## recollect data/software/{sqlite,postgres} (resumes)
 	$(PY) -m causaleval collect sqlite $(COLLECT_ARGS) --out data/software/sqlite

@@ -1,7 +1,8 @@
 """Where the kit reads and writes, resolved from one place.
 
 ``CAUSALEVAL_FIGURES`` overrides the root that figures and tables go to (the test
-suite points it at a temporary folder so nbval never rewrites ``figures/``).
+suite points it at a temporary folder so nbval never rewrites ``figures/``);
+``CAUSALEVAL_CACHE`` the folder of cached trial tables.
 """
 
 from __future__ import annotations
@@ -14,6 +15,11 @@ NOTEBOOKS = ROOT / "notebooks"
 DATA = ROOT / "data"
 PAPER_VALUES = DATA / "paper_values"
 RUNS = ROOT / "runs"
+
+
+def cache_root() -> Path:
+    """Where studies cache their trial tables (``CAUSALEVAL_CACHE`` overrides ``runs/cache``)."""
+    return Path(os.environ.get("CAUSALEVAL_CACHE", RUNS / "cache"))
 
 
 def figures_root() -> Path:

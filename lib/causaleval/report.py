@@ -109,8 +109,9 @@ def cached_frame(study: str, name: str, params: Mapping[str, Any],
                  compute: Callable[[], pd.DataFrame]) -> pd.DataFrame:
     """``compute()``, or the table a previous call with the same parameters stored under
     ``runs/cache/<study>/<name>-<parameter hash>.csv`` (so a rerun that only changes a
-    plot does not recompute the trials). Delete the folder to force a recomputation."""
-    path = paths.RUNS / "cache" / study / f"{name}-{parameter_hash(params)}.csv"
+    plot does not recompute the trials; ``CAUSALEVAL_CACHE`` moves the folder). Delete
+    the file to force a recomputation."""
+    path = paths.cache_root() / study / f"{name}-{parameter_hash(params)}.csv"
     if path.exists():
         return pd.read_csv(path)
     frame = compute()
