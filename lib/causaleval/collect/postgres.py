@@ -33,7 +33,6 @@ import shutil
 import socket
 import subprocess
 import tempfile
-import time
 from pathlib import Path
 
 from causaleval.collect.engine import QueryFailed

@@ -20,7 +20,7 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from causaleval.collect.stackdb import BADGES, LAST_DAY, WORDS, StackDatabase
+from causaleval.collect.stackdb import LAST_DAY, WORDS, StackDatabase
 
 Template = Callable[[np.random.Generator, dict], str]
 

@@ -17,7 +17,7 @@ import pandas as pd
 
 from causaleval import metrics as M
 from causaleval.datasets import available_networks, load_network, network_graph
-from causaleval.graphs import CausalGraph, GraphBatch, latent_projection
+from causaleval.graphs import CausalGraph, GraphBatch
 from causaleval.learners import CI_TESTS, get_learner, learn
 from causaleval.metrics.structural import COUNTINGS, KOutsideRecommendedRange
 from causaleval.parallel import run_trials
