@@ -28,15 +28,19 @@ from causaleval.datasets import load_network
 
 def study_network(domain: str) -> bn.DiscreteBN:
     """Study 2's consistent model of a collected domain, fitted to one pseudo-observational
-    sample at the notebook's defaults."""
-    from causaleval import consistent
+    sample, at the defaults of the notebook's parameters cell."""
+    import ast
+
+    from causaleval import cli, consistent, paths
     from causaleval.studies import software_tvd as S
 
-    outcomes = {"sqlite": ["runtime_ms", "vm_steps", "cache_misses", "sorts"],
-                "postgres": ["runtime_ms", "shared_hit_blocks", "shared_read_blocks", "temp_written_blocks"]}
-    d = S.load_domain("collected", domain, covariate="num_joins", outcomes=outcomes[domain], bins=3, beta=1.0)
-    dag = consistent.consistent_dag(d.data, d.covariate, consistent.related_pairs(d.data))
-    return bn.fit(dag, S.empirical_sample(d, 1.0, 0), cards=d.cards)
+    declared = cli.declared_parameters(paths.NOTEBOOKS / "02_software_tvd.ipynb")
+    p = {name: ast.literal_eval(spec["default"]) for name, spec in declared.items()}
+    d = S.load_domain("collected", domain, covariate=p["covariates"][domain],
+                      outcomes=p["outcomes"].get(domain), bins=p["bins"], beta=p["beta"])
+    dag = consistent.consistent_dag(d.data, d.covariate, consistent.related_pairs(d.data, p["alpha"]))
+    return bn.fit(dag, S.empirical_sample(d, p["beta"], p["seed"]), smoothing=p["smoothing"],
+                  ess=p["ess"], cards=d.cards)
 
 
 def bench(network: str) -> dict:

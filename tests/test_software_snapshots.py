@@ -3,14 +3,16 @@
 import json
 import re
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from causaleval import paths
-from causaleval.collect import runner, stackdb
+from causaleval.collect import postgres, runner, sqlite, stackdb
 from causaleval.datasets import collected_domains, load_collected
 
-CELLS = {"sqlite": 24, "postgres": 27}
+CELLS = {domain: int(np.prod([len(levels) for levels in engine.TREATMENTS.values()]))
+         for domain, engine in (("sqlite", sqlite), ("postgres", postgres))}
 
 
 def _make_settings() -> dict:

@@ -130,6 +130,12 @@ def from_pgmpy(model: Any) -> DiscreteBN:
     return DiscreteBN(nodes, parents, cards, cpds)
 
 
+def parents_of(dag: CausalGraph) -> dict[str, tuple[str, ...]]:
+    """Each node's parents in the DAG, in node order."""
+    directed = dag.directed_matrix()
+    return {v: tuple(dag.nodes[i] for i in np.flatnonzero(directed[:, j])) for j, v in enumerate(dag.nodes)}
+
+
 def fit(dag: CausalGraph, data: pd.DataFrame, *, smoothing: str = "bdeu", ess: float = 1.0,
         cards: Mapping[str, int] | None = None) -> DiscreteBN:
     """Fit the CPDs of ``dag`` to integer-coded ``data`` with Dirichlet smoothing.
@@ -155,11 +161,9 @@ def fit(dag: CausalGraph, data: pd.DataFrame, *, smoothing: str = "bdeu", ess: f
     order = [dag.nodes[i] for i in nx.lexicographical_topological_sort(
         nx.DiGraph(np.argwhere(directed).tolist()) if directed.any() else nx.DiGraph())]
     order += [v for v in dag.nodes if v not in order]
-    parents, cpds = {}, {}
+    parents, cpds = parents_of(dag), {}
     for v in order:
-        j = dag.nodes.index(v)
-        pa = tuple(dag.nodes[i] for i in np.flatnonzero(directed[:, j]))
-        parents[v] = pa
+        pa = parents[v]
         shape = (cards[v], *(cards[p] for p in pa))
         flat = np.ravel_multi_index([codes[v], *(codes[p] for p in pa)], shape)
         counts = np.bincount(flat, minlength=int(np.prod(shape))).reshape(shape).astype(float)

@@ -126,7 +126,6 @@ def _mmpc(data: DiscreteData, target: int, log_alpha: float, test: str, max_cond
         if not live:
             break
         best = min(live, key=lambda x: (-min_assoc[x], x))
-        newest = best
         cpc.append(best)
         for x in live:
             if x == best:
@@ -134,7 +133,7 @@ def _mmpc(data: DiscreteData, target: int, log_alpha: float, test: str, max_cond
             for zs in subsets(cpc[:-1]):
                 if max_cond is not None and len(zs) + 1 > max_cond:
                     continue
-                min_assoc[x] = min(min_assoc[x], assoc(x, tuple(sorted((*zs, newest)))))
+                min_assoc[x] = min(min_assoc[x], assoc(x, tuple(sorted((*zs, best)))))
                 if min_assoc[x] == 0:
                     break
     for x in list(cpc):  # backward: drop what some subset of the others separates

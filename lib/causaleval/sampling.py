@@ -10,7 +10,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
-from causaleval.bn import DiscreteBN
+from causaleval.bn import DiscreteBN, parents_of
 from causaleval.datasets.factorial import FactorialData
 from causaleval.graphs import CausalGraph
 
@@ -140,14 +140,12 @@ def dirichlet_network(dag: CausalGraph, cards: int | dict[str, int], concentrati
     dag.require_dag("drawing conditional probability tables")
     cards = {v: cards for v in dag.nodes} if isinstance(cards, int) else dict(cards)
     rng = np.random.default_rng(seed)
-    directed = dag.directed_matrix()
-    parents = {v: tuple(dag.nodes[i] for i in np.flatnonzero(directed[:, j]))
-               for j, v in enumerate(dag.nodes)}
+    parents = parents_of(dag)
     cpds = {}
     for v in dag.nodes:
         shape = (cards[v], *(cards[p] for p in parents[v]))
         draws = rng.dirichlet(np.full(cards[v], concentration), size=int(np.prod(shape[1:])))
         cpds[v] = draws.T.reshape(shape)
-    order = list(nx.topological_sort(nx.DiGraph(dag.directed_edges()))) if directed.any() else []
+    order = list(nx.topological_sort(nx.DiGraph(dag.directed_edges())))
     order += [v for v in dag.nodes if v not in order]
     return DiscreteBN(tuple(order), parents, cards, cpds)
