@@ -7,10 +7,13 @@ and an edge T -> O for each related pair; fitted to data it estimates every
 ``P(O | do(T = t))`` consistently when the covariate does not also drive the outcomes
 (``covariate_to_outcomes=True`` adds C -> O edges for when it does). The same
 distributions are also read off the factorial data directly
-(:func:`factorial_interventional`), so the two can be compared.
+(:func:`factorial_interventional`), so the two can be compared. Supplement Sec. 5 alters
+the consistent model: :func:`over_specified` and :func:`under_specified`.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -115,3 +118,33 @@ def factorial_interventional(data: FactorialData, treatment: str, outcome: str, 
         at = frame[treatment].to_numpy() == level
         table[i] = np.bincount(codes[at], weights=weight[at], minlength=card)[:card]
     return table / table.sum(axis=1, keepdims=True)
+
+
+def over_specified(dag: CausalGraph, treatment: str, outcomes: Sequence[str]) -> CausalGraph:
+    """``dag`` with an edge ``treatment -> O`` into every outcome O (supp. Sec. 5 of paper 001:
+    "one of the treatment variables had a directed edge into every outcome"). Edges already
+    there stay; an outcome that is an ancestor of ``treatment`` would close a cycle and raises."""
+    dag.require_dag("over-specification")
+    t = dag.index(treatment)
+    m = dag.matrix.copy()
+    for o in outcomes:
+        j = dag.index(o)
+        if j == t:
+            raise ValueError(f"graph {dag.name!r}: {treatment!r} is listed among its own outcomes")
+        if m[j, t] != 0:
+            raise ValueError(f"graph {dag.name!r}: {o!r} -> {treatment!r} exists, so an edge "
+                             f"{treatment!r} -> {o!r} would close a cycle")
+        m[t, j] = 1
+    altered = CausalGraph(dag.nodes, m, f"{dag.name}, {treatment} over-specified")
+    altered.require_dag("over-specification")
+    return altered
+
+
+def under_specified(dag: CausalGraph, treatment: str) -> CausalGraph:
+    """``dag`` without any edge out of ``treatment`` (supp. Sec. 5 of paper 001: "one of the
+    treatment variables had no outgoing edges"); its incoming edges stay."""
+    dag.require_dag("under-specification")
+    t = dag.index(treatment)
+    m = dag.matrix.copy()
+    m[t, :] = np.where(dag.directed_matrix()[t], 0, m[t, :])
+    return CausalGraph(dag.nodes, m, f"{dag.name}, {treatment} under-specified")

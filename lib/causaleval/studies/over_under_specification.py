@@ -1,0 +1,255 @@
+"""Study 3: over- and under-specification (Gentzel, Garant, Jensen 2019, supplement Sec. 5, Table 2).
+
+The pipeline of ``notebooks/03_over_under_specification.ipynb`` as functions. For one
+domain (prepared as in study 2, :func:`causaleval.studies.software_tvd.load_domain`):
+
+* the consistent DAG (covariate -> every treatment, T -> O for each related pair) is
+  fitted to a pseudo-observational sample (Algorithm 1);
+* for every treatment T, the over-specified DAG (T -> every outcome) and the
+  under-specified DAG (no edge out of T) are fitted to the same sample;
+* each altered DAG G' is scored against the consistent DAG G by SID(G, G'), SHD(G, G')
+  (directed, over ordered pairs) and ``TVD = sum_{T', O} TV_{P, P_hat, T'=1}(O)`` over every
+  (treatment, outcome) pair, ``P`` from the fitted consistent model and ``P_hat`` from
+  the fitted altered one (:func:`alteration_scores`);
+* Table 2 gives min, median and max over the treatments (:func:`table2`).
+
+Beyond the paper, :func:`subject_curve` repeats this on nested subsamples of subjects,
+scoring also against the truth read off the factorial data, to test the paper's
+explanation that over-specification costs statistical efficiency (its error should
+fall like ``n^(-1/2)``) while under-specification costs bias (it should not fall).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from scipy import optimize
+
+from causaleval import bn, consistent, metrics
+from causaleval.parallel import run_trials
+from causaleval.studies.software_tvd import SOURCES, Domain, empirical_sample
+
+STUDY = "03_over_under_specification"
+MODELS = ("over-specify", "under-specify")
+REFERENCES = {"tvd": "consistent model, same sample (paper)", "tvd_truth": "factorial truth"}
+#: Table 2's statistics over treatments, in the paper's column order
+STATS = ("min", "median", "max")
+
+
+def check_params(p: dict[str, Any]) -> None:
+    """Raise a ValueError naming the first parameter of notebook 03 that is out of range."""
+    if p["source"] not in SOURCES:
+        raise ValueError(f"parameter source={p['source']!r}: expected one of {SOURCES}")
+    if p["beta"] < 0:
+        raise ValueError(f"parameter beta={p['beta']}: Algorithm 1 needs beta >= 0")
+    if p["smoothing"] not in bn.SMOOTHING:
+        raise ValueError(f"parameter smoothing={p['smoothing']!r}: expected one of {bn.SMOOTHING}")
+    for key in ("bins", "n_repeats"):
+        if int(p[key]) < 1:
+            raise ValueError(f"parameter {key}={p[key]!r}: expected a positive integer")
+    if not p["subject_counts"] or any(int(n) < 2 for n in p["subject_counts"]):
+        raise ValueError(f"parameter subject_counts={p['subject_counts']!r}: expected integers >= 2")
+    if p["level"] not in (0, 1):
+        raise ValueError(f"parameter level={p['level']!r}: treatments are binary, expected 0 or 1")
+    unknown = set(p["domains"]) - set(p["covariates"])
+    if unknown:
+        raise ValueError(f"parameter covariates: no biasing covariate for domains {sorted(unknown)}")
+
+
+def check_subject_counts(domain: Domain, counts: Sequence[int]) -> None:
+    """Every subsample size must fit in the domain's subjects."""
+    too_many = [int(n) for n in counts if int(n) > domain.subjects]
+    if too_many:
+        raise ValueError(f"parameter subject_counts: {too_many} exceed the {domain.subjects} "
+                         f"complete subjects of domain {domain.name!r}")
+
+
+def altered_dags(dag: Any, treatments: Sequence[str], outcomes: Sequence[str]) -> list[tuple[str, str, Any]]:
+    """``(treatment, model type, DAG)`` for the over- and the under-specified DAG of every treatment."""
+    out = []
+    for t in treatments:
+        out.append((t, "over-specify", consistent.over_specified(dag, t, outcomes)))
+        out.append((t, "under-specify", consistent.under_specified(dag, t)))
+    return out
+
+
+def _tables(net: bn.DiscreteBN, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], np.ndarray]:
+    return {(t, o): net.interventional(t, o) for t, o in pairs}
+
+
+def alteration_scores(domain: Domain, dag: Any, sample: pd.DataFrame, *, smoothing: str, ess: float,
+                      level: int = 1) -> pd.DataFrame:
+    """SID, SHD and summed TVs of every altered DAG, all fitted to ``sample``.
+
+    One row per (treatment, model type), plus one row ``model="consistent"`` (treatment
+    empty) for the consistent model itself. ``tvd`` is against the consistent model
+    fitted to the same sample (the paper's reference), ``tvd_truth`` against the truth
+    read off the factorial data; both sum ``TV_{T'=level}(O)`` over every pair (T', O).
+    """
+    fit = dict(smoothing=smoothing, ess=ess, cards=domain.cards)
+    reference = _tables(bn.fit(dag, sample, **fit), domain.pairs)
+    base = {"domain": domain.name, "subjects": len(sample)}
+    rows = [{**base, "treatment": "", "model": "consistent", "sid": 0.0, "shd": 0.0, "tvd": 0.0,
+             "tvd_truth": metrics.total_tvd(domain.truth, reference, level)}]
+    for t, kind, altered in altered_dags(dag, domain.data.treatments, domain.data.outcomes):
+        estimate = _tables(bn.fit(altered, sample, **fit), domain.pairs)
+        rows.append({**base, "treatment": t, "model": kind,
+                     "sid": float(metrics.sid(dag, altered)), "shd": float(metrics.shd_dag(dag, altered)),
+                     "tvd": metrics.total_tvd(reference, estimate, level),
+                     "tvd_truth": metrics.total_tvd(domain.truth, estimate, level)})
+    return pd.DataFrame(rows)
+
+
+def table2(scores: pd.DataFrame) -> pd.DataFrame:
+    """Paper layout: per (domain, subjects, model type), min / median / max over treatments
+    of SID, SHD and TVD; columns ``("SID", "min")``, ... ."""
+    altered = scores[scores["model"].isin(MODELS)].rename(columns={"sid": "SID", "shd": "SHD", "tvd": "TVD"})
+    table = altered.groupby(["domain", "subjects", "model"], sort=False)[["SID", "SHD", "TVD"]].agg(list(STATS))
+    table.index = table.index.set_names("model type", level="model")
+    return table
+
+
+def paper_table2(paper: pd.DataFrame) -> pd.DataFrame:
+    """The paper's Table 2 (``data/paper_values/gentzel_supp_table2.csv``) in :func:`table2`'s layout."""
+    table = paper.set_index(["domain", "subjects", "model"])
+    table.columns = pd.MultiIndex.from_tuples([(c.split("_")[0].upper(), c.split("_")[1]) for c in table.columns])
+    table.index = table.index.set_names("model type", level="model")
+    return table.loc[:, [(m, s) for m in ("SID", "SHD", "TVD") for s in STATS]]
+
+
+def beside_paper(ours: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
+    """Our rows and the paper's rows in one table, told apart by the first index level."""
+    return pd.concat({"paper": paper, "ours": ours}, names=["values"])
+
+
+def subject_curve(domain: Domain, dag: Any, *, subject_counts: Sequence[int], n_repeats: int, beta: float,
+                  seed: int, smoothing: str, ess: float, level: int = 1, n_jobs: int = -1) -> pd.DataFrame:
+    """:func:`alteration_scores` on nested subsamples: repeat ``r`` draws one
+    pseudo-observational sample (seed ``seed + 1000 (r + 1)``), shuffles its subjects once
+    and scores the first ``n`` for every ``n`` in ``subject_counts``."""
+    check_subject_counts(domain, subject_counts)
+    jobs = [{"domain": domain, "dag": dag, "repeat": r, "subject_counts": subject_counts, "beta": beta,
+             "seed": seed, "smoothing": smoothing, "ess": ess, "level": level} for r in range(n_repeats)]
+    frames = run_trials(_curve_repeat, jobs, n_jobs=n_jobs, desc=f"{domain.name} subsamples")
+    return pd.concat(frames, ignore_index=True)
+
+
+def _curve_repeat(domain: Domain, dag: Any, repeat: int, subject_counts: Sequence[int], beta: float,
+                  seed: int, smoothing: str, ess: float, level: int) -> pd.DataFrame:
+    repeat_seed = seed + 1000 * (repeat + 1)
+    sample = empirical_sample(domain, beta, repeat_seed)
+    order = np.random.default_rng(repeat_seed).permutation(len(sample))
+    frames = [alteration_scores(domain, dag, sample.iloc[order[:int(n)]], smoothing=smoothing, ess=ess,
+                                level=level).assign(repeat=repeat) for n in subject_counts]
+    return pd.concat(frames, ignore_index=True)
+
+
+def curve_means(curve: pd.DataFrame) -> pd.DataFrame:
+    """Mean over treatments per repeat, then mean and standard error over repeats, per
+    (domain, model, subjects) and reference (``tvd`` or ``tvd_truth``)."""
+    long = curve.melt(id_vars=["domain", "model", "subjects", "repeat", "treatment"],
+                      value_vars=list(REFERENCES), var_name="reference", value_name="value")
+    long = long[(long["model"] != "consistent") | (long["reference"] == "tvd_truth")]
+    per_repeat = long.groupby(["domain", "reference", "model", "subjects", "repeat"])["value"].mean()
+    grouped = per_repeat.groupby(["domain", "reference", "model", "subjects"])
+    out = pd.DataFrame({"mean": grouped.mean(), "se": grouped.sem(), "repeats": grouped.size()}).reset_index()
+    order = {"domain": list(dict.fromkeys(curve["domain"])), "reference": list(REFERENCES),
+             "model": ["consistent", *MODELS]}
+    rank = {key: out[key].map({v: i for i, v in enumerate(values)}) for key, values in order.items()}
+    return out.assign(**{f"_{k}": v for k, v in rank.items()}).sort_values(
+        ["_domain", "_reference", "_model", "subjects"]).drop(columns=[f"_{k}" for k in rank]).reset_index(drop=True)
+
+
+def error_floor(means: pd.DataFrame) -> pd.DataFrame:
+    """Split each curve into a part that more data removes and a part it does not.
+
+    Fits ``mean TVD(n) = floor + b / sqrt(n)`` with ``floor, b >= 0`` by non-negative
+    least squares (``scipy.optimize.nnls``) over the subject counts,
+    per domain, reference and model: estimation error falls like ``n^(-1/2)``, a bias
+    stays as ``floor`` (the extrapolation to infinitely many subjects). ``floor share`` is
+    the floor over the mean at the smallest n; ``mostly`` reads it (below one half:
+    estimation error, lost efficiency; else bias).
+    """
+    rows = []
+    for (domain, reference, model), g in means.groupby(["domain", "reference", "model"], sort=False):
+        design = np.column_stack([np.ones(len(g)), 1 / np.sqrt(g["subjects"].to_numpy(float))])
+        (floor, b), _ = optimize.nnls(design, g["mean"].to_numpy(float))
+        first = g.loc[g["subjects"].idxmin(), "mean"]
+        share = floor / first if first > 0 else np.nan
+        rows.append({"domain": domain, "reference": REFERENCES[reference], "model": model,
+                     "mean at smallest n": first,
+                     "mean at largest n": g.loc[g["subjects"].idxmax(), "mean"], "floor": floor,
+                     "b": b, "floor share": share,
+                     "mostly": "" if np.isnan(share) else ("estimation error" if share < 0.5 else "bias")})
+    return pd.DataFrame(rows)
+
+
+def ratio_claim(ours: pd.DataFrame, paper: pd.DataFrame, low: float = 2.0, high: float = 5.0) -> pd.DataFrame:
+    """Claim 1 (supp. Sec. 5): "under-specification has 2-5x the distributional impact of
+    over-specification". Per domain, the ratio of the median under- to the median
+    over-specification TVD (medians, because Table 2 reports no means), for the paper's
+    own table and for ours."""
+    rows = []
+    for label, table in (("paper", paper), ("ours", ours)):
+        tvd = table[("TVD", "median")].unstack("model type")
+        for (domain, subjects), row in tvd.iterrows():
+            ratio = row["under-specify"] / row["over-specify"] if row["over-specify"] > 0 else np.inf
+            rows.append({"values": label, "domain": domain, "subjects": subjects,
+                         "median TVD over": row["over-specify"], "median TVD under": row["under-specify"],
+                         "ratio": ratio, "under > over": bool(ratio > 1), "ratio in 2-5": bool(low <= ratio <= high)})
+    return pd.DataFrame(rows)
+
+
+def zero_sid_claim(scores: pd.DataFrame) -> pd.DataFrame:
+    """Claim 2 (supp. Sec. 5): over-specified models have zero SID but non-zero TVD. Per
+    domain: the largest over-specification SID, and among the treatments whose
+    over-specified model differs from the consistent one (SHD > 0), the smallest TVD."""
+    over = scores[scores["model"] == "over-specify"]
+    rows = []
+    for domain, g in over.groupby("domain", sort=False):
+        differs = g[g["shd"] > 0]
+        rows.append({"domain": domain, "treatments": len(g), "differing": len(differs),
+                     "max SID": g["sid"].max(), "min TVD of differing": differs["tvd"].min(),
+                     "holds": bool(g["sid"].max() == 0 and len(differs) and differs["tvd"].min() > 0)})
+    return pd.DataFrame(rows)
+
+
+def efficiency_claim(floors: pd.DataFrame) -> pd.DataFrame:
+    """The paper's explanation, tested per domain against its own reference (the
+    consistent model on the same sample): over-specification error is mostly estimation
+    error (falls with more subjects) and under-specification error mostly bias."""
+    paper_ref = floors[floors["reference"] == REFERENCES["tvd"]].set_index(["domain", "model"])
+    rows = []
+    for domain in dict.fromkeys(paper_ref.index.get_level_values("domain")):
+        over, under = paper_ref.loc[(domain, "over-specify")], paper_ref.loc[(domain, "under-specify")]
+        rows.append({"domain": domain, "over floor share": over["floor share"],
+                     "under floor share": under["floor share"],
+                     "holds": bool(over["mostly"] == "estimation error" and under["mostly"] == "bias")})
+    return pd.DataFrame(rows)
+
+
+def plot_curve(means: pd.DataFrame) -> plt.Figure:
+    """Mean summed TVD against subjects (log-log), one column per domain, one row per reference."""
+    domains = list(dict.fromkeys(means["domain"]))
+    references = [r for r in REFERENCES if r in set(means["reference"])]
+    fig, axes = plt.subplots(len(references), len(domains), figsize=(4.2 * len(domains), 3.4 * len(references)),
+                             squeeze=False, sharex=True)
+    colors = {"over-specify": "tab:blue", "under-specify": "tab:red", "consistent": "tab:gray"}
+    for i, reference in enumerate(references):
+        for j, domain in enumerate(domains):
+            ax = axes[i, j]
+            for model, g in means[(means["domain"] == domain) & (means["reference"] == reference)].groupby("model"):
+                ax.errorbar(g["subjects"], g["mean"], yerr=1.96 * g["se"].fillna(0), marker="o", ms=3,
+                            capsize=2, color=colors.get(model), label=model)
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_title(f"{domain}: vs {REFERENCES[reference]}", fontsize=9)
+            ax.set_xlabel("subjects")
+            ax.set_ylabel(r"mean $\sum_{T,O} TV_{T=1}(O)$")
+            ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,137 @@
+"""Study 3: model alterations, their SID and SHD by hand, the table and claims, and the notebook on KDL data."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from causaleval import metrics, paths, report
+from causaleval.consistent import over_specified, under_specified
+from causaleval.graphs import CausalGraph
+from causaleval.studies import over_under_specification as S
+from test_study_software import _jdk_files
+
+#: a consistent model: covariate C biases T1 and T2; T1 causes O1, T2 causes O2
+CONSISTENT = CausalGraph.from_edges(["C->T1", "C->T2", "T1->O1", "T2->O2"], name="toy")
+OUTCOMES = ["O1", "O2"]
+
+
+def test_over_specification_adds_an_edge_into_every_outcome():
+    over = over_specified(CONSISTENT, "T1", OUTCOMES)
+    assert set(over.directed_edges()) == set(CONSISTENT.directed_edges()) | {("T1", "O2")}
+    assert over_specified(over, "T1", OUTCOMES) == over  # edges already there stay
+
+
+def test_under_specification_removes_every_outgoing_edge_and_keeps_incoming_ones():
+    under = under_specified(CONSISTENT, "T2")
+    assert set(under.directed_edges()) == {("C", "T1"), ("C", "T2"), ("T1", "O1")}
+    assert under_specified(CONSISTENT, "O1") == CONSISTENT  # a sink has nothing to lose
+
+
+def test_alterations_refuse_cycles_unknown_nodes_and_non_dags():
+    with pytest.raises(ValueError, match="'C' -> 'T1' exists"):
+        over_specified(CONSISTENT, "T1", ["C"])
+    with pytest.raises(ValueError, match="directed cycle"):
+        over_specified(CausalGraph.from_edges(["O->C", "C->T"]), "T", ["O"])  # T -> O -> C -> T
+    with pytest.raises(ValueError, match="graph 'toy' has no node 'T3'"):
+        over_specified(CONSISTENT, "T3", OUTCOMES)
+    with pytest.raises(ValueError, match="own outcomes"):
+        over_specified(CONSISTENT, "T1", ["T1"])
+    with pytest.raises(ValueError, match="needs a DAG"):
+        under_specified(CausalGraph.from_edges(["a - b"], name="cpdag"), "a")
+
+
+def test_sid_and_shd_of_known_alterations_by_hand():
+    """Over-specifying T1 adds T1 -> O2: SHD 1; every parent set of the altered DAG is still a
+    valid adjustment set in the consistent DAG (O2's parents {T1, T2} block O2 <- T2 <- C), so
+    SID 0. Under-specifying T1 removes T1 -> O1: SHD 1; O1 loses its parent, and the empty
+    adjustment set leaves the back-door path O1 <- T1 open towards each of C, T1, T2, O2: SID 4."""
+    over = over_specified(CONSISTENT, "T1", OUTCOMES)
+    under = under_specified(CONSISTENT, "T1")
+    assert metrics.shd_dag(CONSISTENT, over) == 1 and metrics.sid(CONSISTENT, over) == 0
+    assert metrics.shd_dag(CONSISTENT, under) == 1 and metrics.sid(CONSISTENT, under) == 4
+
+
+def test_altered_dags_cover_every_treatment_and_both_types():
+    altered = S.altered_dags(CONSISTENT, ["T1", "T2"], OUTCOMES)
+    assert [(t, kind) for t, kind, _ in altered] == [
+        ("T1", "over-specify"), ("T1", "under-specify"), ("T2", "over-specify"), ("T2", "under-specify")]
+
+
+def _scores(rows):
+    return pd.DataFrame(rows, columns=["domain", "subjects", "treatment", "model", "sid", "shd", "tvd"])
+
+
+def test_table2_layout_statistics_and_paper_ratio():
+    scores = _scores([("d", 10, "", "consistent", 0, 0, 0.0)] + [
+        ("d", 10, t, kind, sid, shd, tvd) for t, kind, sid, shd, tvd in [
+            ("a", "over-specify", 0, 1, 0.1), ("b", "over-specify", 0, 3, 0.3), ("c", "over-specify", 0, 2, 0.2),
+            ("a", "under-specify", 4, 1, 0.5), ("b", "under-specify", 6, 2, 0.9), ("c", "under-specify", 5, 4, 0.6)]])
+    table = S.table2(scores)
+    assert list(table.index) == [("d", 10, "over-specify"), ("d", 10, "under-specify")]
+    assert table.loc[("d", 10, "under-specify"), ("SID", "median")] == 5
+    assert table.loc[("d", 10, "over-specify"), ("TVD", "max")] == 0.3
+    assert table.loc[("d", 10, "under-specify"), ("SHD", "min")] == 1
+    paper = S.paper_table2(report.paper_values("gentzel_supp_table2"))
+    assert list(paper.columns) == list(table.columns)
+    ratio = S.ratio_claim(table, paper).set_index("domain")["ratio"]
+    assert ratio["JDK"] == pytest.approx(0.41 / 0.17)
+    assert ratio["Postgres"] == pytest.approx(0.35 / 0.06)  # the paper's own medians: outside 2-5
+    assert ratio["d"] == pytest.approx(0.6 / 0.2)
+
+
+def test_zero_sid_claim_ignores_unchanged_models_and_fails_on_positive_sid():
+    rows = [("d", 10, "a", "over-specify", 0, 0, 0.0), ("d", 10, "b", "over-specify", 0, 2, 0.05)]
+    claim = S.zero_sid_claim(_scores(rows)).iloc[0]
+    assert claim["differing"] == 1 and claim["min TVD of differing"] == 0.05 and claim["holds"]
+    assert not S.zero_sid_claim(_scores(rows + [("d", 10, "c", "over-specify", 1, 1, 0.1)]))["holds"].iloc[0]
+
+
+def test_error_floor_recovers_bias_and_estimation_error():
+    n = np.array([100, 400, 1600])
+    means = pd.DataFrame({"domain": "d", "reference": "tvd", "subjects": np.tile(n, 2),
+                          "model": np.repeat(["over-specify", "under-specify"], 3),
+                          "mean": np.concatenate([2.0 / np.sqrt(n), 0.3 + 1.0 / np.sqrt(n)])})
+    floors = S.error_floor(means).set_index("model")
+    assert floors.loc["over-specify", "floor"] == pytest.approx(0, abs=1e-12)
+    assert floors.loc["over-specify", "b"] == pytest.approx(2.0)
+    assert floors.loc["under-specify", "floor"] == pytest.approx(0.3)
+    assert floors.loc["under-specify", "floor share"] == pytest.approx(0.3 / 0.4)
+    assert S.efficiency_claim(S.error_floor(means))["holds"].tolist() == [True]
+
+
+@pytest.mark.parametrize("change,message", [
+    ({"source": "csv"}, "parameter source='csv'"),
+    ({"beta": -1}, "beta=-1"),
+    ({"smoothing": "kt"}, "smoothing='kt'"),
+    ({"n_repeats": 0}, "n_repeats=0"),
+    ({"subject_counts": [100, 1]}, "subject_counts"),
+    ({"level": 2}, "level=2"),
+    ({"domains": ["sqlite", "jdk"]}, r"no biasing covariate for domains \['jdk'\]"),
+])
+def test_bad_parameters_are_named(change, message):
+    defaults = dict(source="collected", domains=["sqlite"], covariates={"sqlite": "num_joins"}, beta=1.0,
+                    smoothing="bdeu", bins=3, n_repeats=2, subject_counts=[100], level=1)
+    with pytest.raises(ValueError, match=message):
+        S.check_params({**defaults, **change})
+
+
+def test_the_notebook_runs_unchanged_on_kdl_format_data(tmp_path):
+    import papermill
+
+    _jdk_files(tmp_path / "kdl")
+    papermill.execute_notebook(
+        str(paths.NOTEBOOKS / "03_over_under_specification.ipynb"), str(tmp_path / "03.ipynb"),
+        cwd=str(paths.NOTEBOOKS), kernel_name="python3", progress_bar=False,
+        parameters=dict(source="kdl", data_dir=str(tmp_path / "kdl"), domains=["jdk"],
+                        outcomes={"jdk": ["num_bytecode_ops", "total_unit_test_time", "jar_file_size_bytes"]},
+                        subject_counts=[20, 40, 80], n_repeats=3, n_jobs=1, output_dir=str(tmp_path / "figures")))
+    table = pd.read_csv(tmp_path / "figures" / "table2.csv", header=[0, 1], index_col=[0, 1, 2, 3])
+    ours = table.loc["ours"]
+    assert list(ours.index) == [("jdk", 80, "over-specify"), ("jdk", 80, "under-specify")]
+    assert (ours.loc[("jdk", 80, "over-specify"), "SID"] == 0).all()
+    assert (tmp_path / "figures" / "subjects_curve.png").exists()
+    with pytest.raises(Exception, match=r"subject_counts: \[100\] exceed the 80 complete subjects of domain 'jdk'"):
+        papermill.execute_notebook(
+            str(paths.NOTEBOOKS / "03_over_under_specification.ipynb"), str(tmp_path / "03b.ipynb"),
+            cwd=str(paths.NOTEBOOKS), kernel_name="python3", progress_bar=False,
+            parameters=dict(source="kdl", data_dir=str(tmp_path / "kdl"), domains=["jdk"],
+                            subject_counts=[100], n_repeats=1, n_jobs=1, output_dir=str(tmp_path / "figures")))
