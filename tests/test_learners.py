@@ -1,7 +1,6 @@
 import numpy as np
 import pandas as pd
 import pytest
-
 from causaleval.datasets import available_networks, load_network, network_graph
 from causaleval.graphs import CausalGraph
 from causaleval.learners import LEARNERS, learn, register_learner
@@ -52,7 +51,13 @@ def test_bad_learner_input(asia_sample):
     with pytest.raises(ValueError, match=r"alpha must lie in \(0, 1\)"):
         learn("pc", asia_sample, alpha=1.5)
     with pytest.raises(ValueError, match=r"columns \['asia'\] are not integer"):
-        learn("pc", asia_sample.assign(asia=asia_sample["asia"].astype(float)))
+        learn("pc", asia_sample.assign(asia=asia_sample["asia"].astype(float)), ci_test="chi_square")
+    with pytest.raises(ValueError, match=r"columns \['asia'\] are not integer"):
+        learn("hc", asia_sample.assign(asia=asia_sample["asia"].astype(float)), ci_test="fisher_z")
+    with pytest.raises(ValueError, match=r"columns \['asia'\] are not numeric"):
+        learn("pc", asia_sample.assign(asia=asia_sample["asia"].astype(str)), ci_test="fisher_z")
+    continuous = asia_sample.astype(float) + np.random.default_rng(0).normal(0, 0.1, asia_sample.shape)
+    assert learn("pc", continuous, ci_test="fisher_z").nodes == tuple(asia_sample.columns)
 
 
 def test_a_user_learner_plugs_in(asia_sample):

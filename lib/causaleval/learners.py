@@ -70,13 +70,17 @@ def get_learner(name: str) -> Learner:
 def learn(
     name: str, data: pd.DataFrame, *, ci_test: str = "fisher_z", alpha: float = 0.05, seed: int = 0
 ) -> CausalGraph:
-    """Run learner ``name`` on ``data`` and return its graph, named after the learner."""
+    """Run learner ``name`` on ``data`` and return its graph, named after the learner.
+
+    Data are integer state codes, except for the constraint-based learners (``pc``, ``fci``)
+    with the Fisher z test, which take continuous columns.
+    """
     learner = get_learner(name)
     if ci_test not in CI_TESTS:
         raise ValueError(f"unknown ci_test {ci_test!r}; expected one of {', '.join(CI_TESTS)}")
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must lie in (0, 1), got {alpha}")
-    _check_data(data)
+    _check_data(data, continuous=ci_test == "fisher_z" and name in ("pc", "fci"))
     graph = learner.fn(data, ci_test=ci_test, alpha=alpha, seed=seed)
     return graph.reorder(tuple(map(str, data.columns))).renamed(name)
 
@@ -88,12 +92,14 @@ def library_versions() -> dict[str, str]:
     return {pkg: version(pkg) for pkg in ("pgmpy", "causal-learn", "gadjid", "numpy", "pandas")}
 
 
-def _check_data(data: pd.DataFrame) -> None:
+def _check_data(data: pd.DataFrame, continuous: bool = False) -> None:
     if not isinstance(data, pd.DataFrame) or data.shape[1] < 2:
         raise ValueError("learners need a DataFrame with at least two variable columns")
-    non_numeric = [c for c in data.columns if not pd.api.types.is_integer_dtype(data[c])]
+    accepted = pd.api.types.is_numeric_dtype if continuous else pd.api.types.is_integer_dtype
+    non_numeric = [c for c in data.columns if not accepted(data[c]) or pd.api.types.is_bool_dtype(data[c])]
     if non_numeric:
-        raise ValueError(f"learner data: columns {non_numeric} are not integer state codes")
+        kind = "numeric" if continuous else "integer state codes"
+        raise ValueError(f"learner data: columns {non_numeric} are not {kind}")
     if data.isna().any().any():
         raise ValueError(f"learner data: missing values in {list(data.columns[data.isna().any()])}")
 

@@ -149,3 +149,29 @@ def dirichlet_network(dag: CausalGraph, cards: int | dict[str, int], concentrati
     order = list(nx.topological_sort(nx.DiGraph(dag.directed_edges())))
     order += [v for v in dag.nodes if v not in order]
     return DiscreteBN(tuple(order), parents, cards, cpds)
+
+
+def position_based_clicks(relevance: np.ndarray, seed: int, *, epsilon: float = 0.1, eta: float = 1.0,
+                          examination: np.ndarray | None = None, max_grade: int = 4) -> np.ndarray:
+    """Clicks of the position-based click model (Cheng et al. survey, paper 000, eqs. 33-34).
+
+    ``relevance[q, i]`` is the grade (0..``max_grade``) of the item shown at position i + 1
+    for query q. A click needs examination and perceived relevance:
+    ``P(c = 1) = P(o = 1) P(z = 1)`` with ``P(o_i = 1) = p_i^eta`` (eq. 34; ``examination``
+    gives p_i per position, default ``1 / i``) and
+    ``P(z = 1) = epsilon + (1 - epsilon) (2^r - 1) / (2^max_grade - 1)`` (eq. 33 as in the
+    survey's sources, Ai et al. 2018; the survey prints ``2^r`` in the numerator, which gives
+    probabilities above 1 for r = 4).
+    """
+    r = np.asarray(relevance, dtype=float)
+    if r.ndim != 2 or (r < 0).any() or (r > max_grade).any():
+        raise ValueError(f"relevance: expected a (queries, positions) array of grades in 0..{max_grade}")
+    if not 0 <= epsilon <= 1 or eta < 1:
+        raise ValueError(f"epsilon={epsilon}, eta={eta}: expected 0 <= epsilon <= 1 and eta >= 1")
+    p = 1.0 / np.arange(1, r.shape[1] + 1) if examination is None else np.asarray(examination, dtype=float)
+    if p.shape != (r.shape[1],) or (p < 0).any() or (p > 1).any():
+        raise ValueError(f"examination: expected {r.shape[1]} probabilities, one per position")
+    rng = np.random.default_rng(seed)
+    examined = rng.random(r.shape) < p**eta
+    relevant = rng.random(r.shape) < epsilon + (1 - epsilon) * (2**r - 1) / (2**max_grade - 1)
+    return (examined & relevant).astype(int)

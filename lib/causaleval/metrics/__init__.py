@@ -1,14 +1,27 @@
-"""Metrics of the kit. ``structural``: graph against graph (paper 003 and friends);
-``interventional``: distributions P(O | do(T)) against each other (paper 001)."""
+"""Metrics of the kit, one module per family (each function names its equation and paper):
 
-from causaleval.metrics.interventional import mean_tvd, pairwise_tvd, total_tvd, tvd
+* ``structural``: graph against graph (papers 003 and 000);
+* ``interventional``: distributions P(O | do(T)) against each other (papers 001 and 000);
+* ``effect``: effect estimates against true effects, uplift and Qini, time-series tests, FACE/FACT (paper 000);
+* ``ibm``: the IBM benchmarking framework's scores and file formats (paper 002);
+* ``ranking``: NDCG, MAP, ARP, APLT at K (paper 000);
+* ``counterfactual``: sparsity, proximity, diversity of counterfactual explanations (paper 000);
+* ``ate_distribution``: Wasserstein distance and mode precision/recall of ATE samples (paper 004);
+* ``registry``: one entry per metric with its formula, source and cross-check.
+"""
+
+from causaleval.metrics.interventional import kl_divergence, mean_tvd, pairwise_tvd, total_tvd, tvd
 from causaleval.metrics.structural import (
     Confusion,
     KOutsideRecommendedRange,
+    adjacency_mse,
     ced,
     confusion,
+    edge_pr_auc,
+    edge_roc_auc,
     f1,
     fpr,
+    frobenius,
     nced,
     prc_auc,
     precision,
@@ -16,12 +29,13 @@ from causaleval.metrics.structural import (
     roc_auc,
     shd_cpdag,
     shd_dag,
+    shd_pairs,
     sid,
     tpr,
 )
 
 __all__ = [
-    "Confusion", "KOutsideRecommendedRange", "ced", "confusion", "f1", "fpr", "nced",
-    "prc_auc", "precision", "recall", "roc_auc", "shd_cpdag", "shd_dag", "sid", "tpr",
-    "tvd", "pairwise_tvd", "total_tvd", "mean_tvd",
+    "Confusion", "KOutsideRecommendedRange", "adjacency_mse", "ced", "confusion", "edge_pr_auc", "edge_roc_auc",
+    "f1", "fpr", "frobenius", "nced", "prc_auc", "precision", "recall", "roc_auc", "shd_cpdag", "shd_dag",
+    "shd_pairs", "sid", "tpr", "tvd", "pairwise_tvd", "total_tvd", "mean_tvd", "kl_divergence",
 ]

@@ -45,3 +45,17 @@ def mean_tvd(truth: Tables, estimate: Tables, level: int | None = None) -> float
     """The mean of the pairwise TVs (the per-trial value Figure 1 plots)."""
     values = pairwise_tvd(truth, estimate, level)
     return float(np.mean(list(values.values())))
+
+
+def kl_divergence(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Kullback-Leibler divergence over the last axis, eq. (20) of paper 000 for discrete
+    distributions: ``D_KL(P || P_hat) = sum_o P(o) ln(P(o) / P_hat(o))`` (nats), with
+    ``0 ln 0 = 0`` and ``+inf`` where ``P_hat(o) = 0 < P(o)``; P is the true distribution."""
+    p, q = np.asarray(p, dtype=float), np.asarray(q, dtype=float)
+    if p.shape != q.shape:
+        raise ValueError(f"distributions of shapes {p.shape} and {q.shape} cannot be compared")
+    if (p < 0).any() or (q < 0).any():
+        raise ValueError("distributions hold negative probabilities")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(p > 0, p * np.log(np.where(q > 0, p / np.where(q > 0, q, 1), np.inf)), 0.0)
+    return terms.sum(axis=-1)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -327,3 +327,92 @@ def _require_no_circles(m: np.ndarray, role: str, graphs: GraphLike) -> None:
             f"SHD (DAG) needs directed graphs, but {role} graph {name!r} has undirected or "
             "circle-marked edges; use shd_cpdag or nced"
         )
+
+
+# ---------------------------------------------------------------- Cheng et al. survey (paper 000, Sec. III.A)
+def shd_pairs(truth: GraphLike, learned: GraphLike) -> float | np.ndarray:
+    """SHD as edit count, eq. (13) of paper 000: ``SHD = A + D + I`` (edges added, deleted,
+    wrongly oriented), one per unordered node pair whose edge differs in presence, direction
+    or kind; a reversed edge costs 1 (gadjid's ``shd``, Tsamardinos et al. 2006). The graphs
+    are compared as given; pass CPDAGs to compare equivalence classes."""
+    t, m, single = _pair(truth, learned)
+    t = np.broadcast_to(t, m.shape)
+    differs = (t != m) | (np.swapaxes(t, 1, 2) != np.swapaxes(m, 1, 2))
+    return _out(np.triu(differs, k=1).sum(axis=(1, 2)).astype(float), single)
+
+
+def _adjacency(m: np.ndarray) -> np.ndarray:
+    """``B[i, j] = 1`` when the graph has a mark at j on an edge between i and j
+    (``i -> j``, ``i - j``, ``i <-> j``): the adjacency matrix of a DAG, symmetric for undirected edges."""
+    return (m != 0).astype(float)
+
+
+def frobenius(truth: GraphLike, learned: GraphLike) -> float | np.ndarray:
+    """Eq. (14) of paper 000: ``sqrt(trace((B_true - B_hat)^T (B_true - B_hat)))`` over adjacency matrices."""
+    t, m, single = _pair(truth, learned)
+    d = _adjacency(m) - _adjacency(t)
+    return _out(np.sqrt((d**2).sum(axis=(1, 2))), single)
+
+
+def adjacency_mse(truth: GraphLike, learned: GraphLike, per: str = "entries") -> float | np.ndarray:
+    """Eq. (18) of paper 000: ``(1/|T|) sum (T - A)^2`` over the adjacency matrices. ``per="entries"``
+    divides by the N^2 entries (the formula's ``|T|``, scikit-learn's ``mean_squared_error``);
+    ``per="nodes"`` by N, as the survey's text says ("divided by the total number of nodes")."""
+    if per not in ("entries", "nodes"):
+        raise ValueError(f"per must be 'entries' or 'nodes', got {per!r}")
+    t, m, single = _pair(truth, learned)
+    n = m.shape[-1]
+    total = ((_adjacency(m) - _adjacency(t)) ** 2).sum(axis=(1, 2))
+    return _out(total / (n * n if per == "entries" else n), single)
+
+
+def _edge_scores(truth: CausalGraph, scores: Any, counting: str) -> tuple[np.ndarray, np.ndarray]:
+    """(0/1 truth, scores) over the N(N-1) ordered pairs, scores aligned to the truth's nodes."""
+    import pandas as pd
+
+    if isinstance(scores, pd.DataFrame):
+        missing = sorted(set(truth.nodes) - set(scores.index) | set(truth.nodes) - set(scores.columns))
+        if missing:
+            raise ValueError(f"edge scores: no rows or columns for nodes {missing} of graph {truth.name!r}")
+        scores = scores.loc[list(truth.nodes), list(truth.nodes)].to_numpy(float)
+    s = np.asarray(scores, dtype=float)
+    if s.shape != (truth.n, truth.n):
+        raise ValueError(f"edge scores of shape {s.shape} for graph {truth.name!r} with {truth.n} nodes")
+    if not np.isfinite(s).all():
+        raise ValueError("edge scores hold missing or infinite values")
+    if counting not in COUNTINGS:
+        raise ValueError(f"counting must be one of {COUNTINGS}, got {counting!r}")
+    pos = truth.matrix == 1 if counting == "directed" else truth.matrix != 0
+    off = ~np.eye(truth.n, dtype=bool)
+    return pos[off].astype(int), s[off]
+
+
+def edge_roc_auc(truth: CausalGraph, scores: Any, counting: str = "directed") -> float:
+    """Area under the ROC curve (recall against FPR) of edge scores (e.g. bootstrap edge
+    frequencies, ``scores[i, j]`` for ``i -> j``) over the N(N-1) ordered pairs (paper 000,
+    Sec. III.A item 7): the Mann-Whitney probability that a true edge outscores a non-edge,
+    ties counting one half."""
+    y, s = _edge_scores(truth, scores, counting)
+    pos, neg = int(y.sum()), int(len(y) - y.sum())
+    if pos == 0 or neg == 0:
+        return float("nan")
+    from scipy.stats import rankdata
+
+    ranks = rankdata(s)
+    return float((ranks[y == 1].sum() - pos * (pos + 1) / 2) / (pos * neg))
+
+
+def edge_pr_auc(truth: CausalGraph, scores: Any, counting: str = "directed") -> float:
+    """Area under the precision-recall curve of edge scores (paper 000, Sec. III.A item 8),
+    as average precision: ``sum_k (R_k - R_{k-1}) P_k`` over the distinct score thresholds
+    from the highest."""
+    y, s = _edge_scores(truth, scores, counting)
+    if y.sum() == 0:
+        return float("nan")
+    order = np.argsort(-s, kind="stable")
+    y, s = y[order], s[order]
+    last = np.r_[np.flatnonzero(np.diff(s)), len(s) - 1]  # end of each tie group
+    tp = np.cumsum(y)[last]
+    precision_k = tp / (last + 1)
+    recall_k = tp / y.sum()
+    return float(np.sum(np.diff(np.r_[0.0, recall_k]) * precision_k))
