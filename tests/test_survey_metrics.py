@@ -75,6 +75,12 @@ def test_uplift_and_qini_curves_match_scikit_uplift_and_hand_values():
     x, q = qini_curve(y, s, t)
     assert np.allclose(ef.qini_curve(y, t, s)[x], q)
     assert ef.uplift_coefficient(y, t, s) == pytest.approx(np.trapezoid(u, x))
+    tied = np.round(s)  # ties: the area no longer depends on the order of tied units
+    x, u = uplift_curve(y, tied, t)
+    assert ef.uplift_coefficient(y, t, tied) == pytest.approx(np.trapezoid(u, x))
+    assert ef.uplift_coefficient(y[::-1], t[::-1], tied[::-1]) == pytest.approx(np.trapezoid(u, x))
+    x, q = qini_curve(y, tied, t)
+    assert ef.qini_coefficient(y, t, tied) == pytest.approx(np.trapezoid(q, x))
     # by hand: scores order units (t=1,y=1), (t=0,y=0), (t=1,y=0)
     curve = ef.uplift_curve([1, 0, 0], [1, 0, 1], [3, 2, 1])
     assert curve.tolist() == [0.0, 1.0, 2.0, 1.5]  # U(1): no control unit yet, so its mean counts 0

@@ -72,17 +72,17 @@ def policy_risk(policy, treatment, outcome, *, scale: bool = True) -> float:
     return 1.0 - value
 
 
-def _ordered(outcome, treatment, score) -> tuple[np.ndarray, np.ndarray]:
+def _ordered(outcome, treatment, score) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     y, s = vectors(outcome=outcome, score=score)
     t = binary(treatment, "treatment")
     if len(t) != len(y):
         raise ValueError(f"mismatched lengths: outcome={len(y)}, treatment={len(t)}")
     order = np.argsort(-s, kind="stable")  # largest estimated effect first; ties keep input order
-    return y[order], t[order]
+    return y[order], t[order], s[order]
 
 
 def _cumulative(outcome, treatment, score):
-    y, t = _ordered(outcome, treatment, score)
+    y, t, _ = _ordered(outcome, treatment, score)
     n1, n0 = np.cumsum(t), np.cumsum(1 - t)
     y1, y0 = np.cumsum(y * t), np.cumsum(y * (1 - t))
     return y1, y0, n1, n0
@@ -94,8 +94,8 @@ def _share(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 def uplift_curve(outcome, treatment, score) -> np.ndarray:
     """Eq. (8), ``Uplift(b) = (Y_b^1 / N_b^1 - Y_b^0 / N_b^0)(N_b^1 + N_b^0)`` for b = 0..N
-    over the units sorted by ``score`` (estimated effect) from largest; ``Uplift(0) = 0``
-    and a group mean over zero units counts as 0."""
+    over the units sorted by ``score`` (estimated effect) from largest (tied units in input
+    order); ``Uplift(0) = 0`` and a group mean over zero units counts as 0."""
     y1, y0, n1, n0 = _cumulative(outcome, treatment, score)
     return np.concatenate([[0.0], (_share(y1, n1) - _share(y0, n0)) * (n1 + n0)])
 
@@ -108,18 +108,23 @@ def qini_curve(outcome, treatment, score) -> np.ndarray:
     return np.concatenate([[0.0], y1 - _share(y0 * n1, n0)])
 
 
-def _trapezoid_sum(curve: np.ndarray) -> float:
-    return float(np.sum((curve[1:] + curve[:-1]) / 2))
+def _area(curve: np.ndarray, score) -> float:
+    """Trapezoid area of a per-unit curve (eq. 10). Units with tied scores have no order, so
+    the curve is taken at the ends of tie groups and joined linearly across each group (as
+    scikit-uplift does); without ties this is eq. (10) term by term."""
+    s = np.sort(np.asarray(score, dtype=float))[::-1]
+    ends = np.r_[0, np.flatnonzero(np.diff(s)) + 1, len(s)]
+    return float(np.trapezoid(curve[ends], ends))
 
 
 def uplift_coefficient(outcome, treatment, score) -> float:
     """Eq. (10): ``sum_{b=0}^{N-1} (Uplift(b+1) + Uplift(b)) / 2``, the area under the uplift curve."""
-    return _trapezoid_sum(uplift_curve(outcome, treatment, score))
+    return _area(uplift_curve(outcome, treatment, score), score)
 
 
 def qini_coefficient(outcome, treatment, score) -> float:
     """Eq. (10): ``sum_{a=0}^{N-1} (Qini(a+1) + Qini(a)) / 2``, the area under the Qini curve."""
-    return _trapezoid_sum(qini_curve(outcome, treatment, score))
+    return _area(qini_curve(outcome, treatment, score), score)
 
 
 class StatTest(NamedTuple):

@@ -105,16 +105,16 @@ def _sklift(name: str) -> Callable[..., np.ndarray]:
         import sklift.metrics
 
         x, y = getattr(sklift.metrics, name)(np.asarray(outcome), np.asarray(score), np.asarray(treatment))
-        full = np.full(len(outcome) + 1, np.nan)
-        full[x] = y
-        return full
+        return np.interp(np.arange(len(outcome) + 1), x, y)  # sklift evaluates at tie-group ends only
     return call
 
 
 def _sklift_area(name: str) -> Callable[..., float]:
     def call(outcome, treatment, score) -> float:
-        curve = _sklift(name)(outcome, treatment, score)
-        return float(np.trapezoid(curve, np.arange(len(curve))))
+        import sklift.metrics
+
+        x, y = getattr(sklift.metrics, name)(np.asarray(outcome), np.asarray(score), np.asarray(treatment))
+        return float(np.trapezoid(y, x))
     return call
 
 

@@ -1,0 +1,586 @@
+"""Study 4: the survey metric tables (papers 000, 001, 002, 004) and worked examples of every metric.
+
+The pipeline of ``notebooks/04_survey_metric_tables.ipynb`` as functions:
+
+* Gentzel et al. (paper 001) survey Tables 1 and 2 from the published counts, and an audit of
+  every percentage the text states (:func:`percentage_audit`, :func:`count_checks`);
+* Cheng et al. (paper 000) Tables I-III from structured data, with the kit's implementation and
+  its cross-check beside each metric (:func:`with_implementation`);
+* worked examples on real or simulated data: effect estimators of causallib on the ACIC 2016
+  data the causallib wheel ships (:func:`acic_results`), graphs learned from Asia
+  (:func:`asia_example`), a position-biased click log (:func:`ranking_example`), time series
+  with a known effect (:func:`time_series_example`), counterfactual explanations of a linear
+  classifier (:func:`counterfactual_example`) and ATE distributions of a bootstrapped PC
+  against the true Markov equivalence class (:func:`ate_posterior_example`).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from causaleval import bn, learners, metrics
+from causaleval.extensions import consistent_extension, mec_members
+from causaleval.graphs import CausalGraph, to_cpdag
+from causaleval.metrics import ate_distribution, effect, ibm, ranking, registry
+from causaleval.parallel import run_trials
+from causaleval.sampling import forward_sample, position_based_clicks, random_dag
+
+STUDY = "04_survey_metric_tables"
+ESTIMATORS = ("ipw", "standardization", "aipw")
+
+#: why a metric a survey lists has no implementation here
+NOT_IMPLEMENTED = {
+    "Interpretability": "a reconstruction error under an autoencoder of the data; the survey gives no formula",
+    "Speed": "the run time of an explanation method, not a score of its output",
+    "Visual Linguistic": "multimodal (image and text) explanations; the survey gives no formula",
+    "Visual-Linguistic Counterfactuals": "multimodal (image and text) explanations; the survey gives no formula",
+    "Counterfactual Fairness": "needs counterfactuals of a structural causal model (eq. 24); no example here has one",
+    "PC-Fairness": "needs path-specific counterfactuals of a structural causal model (eq. 25)",
+    "Ctf-DE": "needs nested counterfactuals of a structural causal model (eq. 26)",
+    "Ctf-IE": "needs nested counterfactuals of a structural causal model (eq. 27)",
+    "Ctf-SE": "needs nested counterfactuals of a structural causal model (eq. 28)",
+    "Pairwise": "the survey does not define it",
+    "Refutation": "a procedure (DoWhy's refuters), not a score",
+}
+#: survey entries that name a group of metrics implemented under their own names
+COVERED_ELSEWHERE = {"Standard and Heterogeneous Effect Metrics": "the effect metrics above, at each time step"}
+#: Cheng Table I tasks and the registry tasks their metrics belong to
+_TASKS = {"Causal Effect Estimation": (registry.EFFECT, registry.IBM),
+          "Causal Structure Learning": (registry.STRUCTURE,),
+          "Causal Interpretability and Fairness": (registry.CAUSAL_ML,),
+          "Unbiased Interactive ML": (registry.CAUSAL_ML,)}
+
+
+# ============================================================ survey tables (paper 001)
+def gentzel_table1(counts: pd.DataFrame) -> pd.DataFrame:
+    """Table 1 of paper 001 (papers per venue and year) with totals computed from the counts."""
+    table = counts.set_index("venue")
+    table.columns = [str(c) for c in table.columns]
+    table["Total"] = table.sum(axis=1)
+    table.loc["Total"] = table.sum(axis=0)
+    return table.astype(int)
+
+
+def printed_totals(table1: pd.DataFrame, printed: pd.DataFrame) -> pd.DataFrame:
+    """The totals printed in Table 1 against the sums of its cells."""
+    computed = {**table1["Total"].drop("Total").to_dict(), **table1.loc["Total"].drop("Total").to_dict(),
+                "all": int(table1.loc["Total", "Total"])}
+    out = printed.assign(computed=printed["line"].astype(str).map(computed))
+    return out.assign(follows=out["total"] == out["computed"]).set_index("line")
+
+
+def gentzel_table2(counts: pd.DataFrame) -> pd.DataFrame:
+    """Table 2 of paper 001: papers per evaluation measure and data source."""
+    return counts.set_index("measure").astype(int)
+
+
+def plot_survey(table1: pd.DataFrame, table2: pd.DataFrame) -> plt.Figure:
+    """Papers per year stacked by venue (Table 1), and per measure and data source (Table 2)."""
+    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.6))
+    body = table1.drop(index="Total", columns="Total")
+    bottom = np.zeros(body.shape[1])
+    for venue, row in body.iterrows():
+        a.bar(body.columns, row.to_numpy(), bottom=bottom, label=venue)
+        bottom += row.to_numpy()
+    a.set_ylabel("papers")
+    a.set_title("Table 1: surveyed papers by year and venue", fontsize=9)
+    a.legend(fontsize=7)
+    table2.plot.barh(ax=b)
+    b.set_xlabel("papers")
+    b.set_title("Table 2: evaluation measure by data source", fontsize=9)
+    b.invert_yaxis()
+    fig.tight_layout()
+    return fig
+
+
+def percentage_audit(statements: pd.DataFrame) -> pd.DataFrame:
+    """Each stated percentage against 100 count / denominator.
+
+    ``verdict``: *follows* when the stated value is the computed one rounded to the nearest
+    integer; *rounded down* when it is the computed value truncated instead; *does not follow*
+    when it is a whole point or more away; *no count* when the text gives only a percentage.
+    """
+    out = statements.copy()
+    exact = 100 * out["count"] / out["denominator"]
+    out["computed %"] = exact
+    diff = out["percent"] - exact
+    out["verdict"] = np.select(
+        [out["count"].isna(), diff.abs() <= 0.5, (diff < 0) & (diff > -1), diff.abs() < 1],
+        ["no count", "follows", "rounded down", "rounded up"], default="does not follow")
+    return out
+
+
+def count_checks(table2: pd.DataFrame, audit: pd.DataFrame) -> pd.DataFrame:
+    """Relations between the survey's counts that must hold, each recomputed from its parts."""
+    def count(fragment: str) -> float:
+        rows = audit[audit["text"].str.contains(fragment, regex=False)]
+        return float(rows["count"].iloc[0])
+
+    synthetic, empirical, both = count("used synthetic data"), count("used empirical data"), count("used both")
+    rows = [
+        ("papers with evaluation = synthetic + empirical - both", count("reported any sort"),
+         synthetic + empirical - both),
+        ("only synthetic = synthetic - both", count("used only synthetic"), synthetic - both),
+        ("only empirical = empirical - both", count("used only empirical"), empirical - both),
+        ("distributional = observational + interventional", count("Distributional measures"),
+         count("observational measures are used") + count("interventional measures are used")),
+        ("structural on synthetic data: text vs Table 2", count("When synthetic data"),
+         table2.loc["Structural", "Synthetic"]),
+        ("structural on empirical data: text vs Table 2", count("when empirical data"),
+         table2.loc["Structural", "Empirical"]),
+        ("bivariate split 10% + 15% + 5% = 30%",
+         float(audit.loc[audit["text"].str.contains("Bivariate"), "percent"].iloc[0]),
+         float(audit.loc[audit["count"].isna(), "percent"].sum())),
+    ]
+    frame = pd.DataFrame(rows, columns=["check", "stated", "computed"])
+    return frame.assign(holds=frame["stated"] == frame["computed"]).set_index("check")
+
+
+# ============================================================ survey tables (paper 000)
+def implementation(item: str, task: str | None = None) -> tuple[str, str]:
+    """(function(s), cross-check(s)) of a metric a survey names, or ("not implemented: why", "")."""
+    found = registry.lookup(item)
+    if task is not None and len(found) > 1:
+        same = [m for m in found if m.task in _TASKS.get(task, ())]
+        found = same or found
+    if item in COVERED_ELSEWHERE:
+        return COVERED_ELSEWHERE[item], ""
+    if not found:
+        reason = NOT_IMPLEMENTED.get(item)
+        return (f"not implemented: {reason}" if reason else "not implemented", "")
+    table = registry.table()
+    return ("; ".join(dict.fromkeys(table.loc[m.name, "function"] for m in found)),
+            "; ".join(dict.fromkeys(m.cross_check for m in found)))
+
+
+def with_implementation(table: pd.DataFrame, item: str, *, task: str | None = None,
+                        only: pd.Series | None = None) -> pd.DataFrame:
+    """``table`` with two columns added for its metric rows (``only`` selects them):
+    the implementing function and what it is cross-checked against."""
+    rows = table.index if only is None else table.index[only]
+    impl = pd.DataFrame("", index=table.index, columns=["implemented as", "cross-checked against"])
+    for i in rows:
+        impl.loc[i] = implementation(table.loc[i, item], table.loc[i, task] if task else None)
+    return pd.concat([table, impl], axis=1)
+
+
+def cheng_table3(raw: pd.DataFrame) -> pd.DataFrame:
+    """Table III with check marks (1 in the data) as in the paper, and the kit's implementation
+    of each metric row."""
+    tools = [c for c in raw.columns if c not in ("section", "item")]
+    marks = raw[tools].apply(lambda col: col.map(lambda v: "✓" if str(v) in ("1", "1.0") else
+                                                  ("" if pd.isna(v) else str(v))))
+    table = pd.concat([raw[["section", "item"]], marks], axis=1)
+    return with_implementation(table, "item", only=raw["section"] == "Metrics").set_index(["section", "item"])
+
+
+def cheng_table1_layout(long: pd.DataFrame) -> pd.DataFrame:
+    """Table I in the paper's layout: one cell of items per (aspect, group) and task."""
+    joined = long.fillna({"group": ""}).groupby(["aspect", "group", "task"], sort=False)["item"].agg(", ".join)
+    return joined.unstack("task").reindex(columns=list(dict.fromkeys(long["task"]))).fillna("")
+
+
+# ============================================================ ACIC 2016 (causallib)
+@dataclass(frozen=True)
+class Instance:
+    """One data instance of the IBM-style benchmark built from ACIC 2016."""
+
+    ufid: str
+    X: pd.DataFrame
+    a: pd.Series
+    y: pd.Series
+    y0: pd.Series
+    y1: pd.Series
+
+
+def acic_instances(dgps: Sequence[int], sizes: Sequence[int | None], seed: int) -> list[Instance]:
+    """One instance per (ACIC 2016 simulation in the causallib wheel, size): a seeded subsample
+    of ``size`` rows (None: all 4,802). Potential outcomes ``y0, y1`` are the simulation's
+    noisy ones (the IBM framework's counterfactual files), so the true effect of an instance is
+    the mean of ``y1 - y0``."""
+    from causallib.datasets import load_acic16
+
+    out = []
+    for dgp in dgps:
+        data = load_acic16(instance=int(dgp))
+        _, zymu = load_acic16(instance=int(dgp), raw=True)
+        for size in sizes:
+            n = len(data.X) if size is None else int(size)
+            if not 0 < n <= len(data.X):
+                raise ValueError(f"parameter sizes: {size} is not in 1..{len(data.X)} (ACIC 2016 rows)")
+            rows = np.sort(np.random.default_rng([seed, int(dgp), n]).choice(len(data.X), n, replace=False))
+            ids = pd.Index([f"s{i}" for i in rows], name="sample_id")
+            a, y, y0, y1 = (pd.Series(np.asarray(s)[rows], index=ids) for s in (data.a, data.y, zymu["y0"], zymu["y1"]))
+            out.append(Instance(f"acic{dgp}_n{n}", data.X.iloc[rows].set_axis(ids), a.astype(int), y, y0, y1))
+    return out
+
+
+def _estimator(name: str) -> Any:
+    from causallib.estimation import AIPW, IPW, StratifiedStandardization
+    from sklearn.linear_model import LinearRegression, LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    propensity = lambda: IPW(make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000)))  # noqa: E731
+    if name == "ipw":
+        return propensity()
+    if name == "standardization":
+        return StratifiedStandardization(LinearRegression())
+    if name == "aipw":
+        return AIPW(StratifiedStandardization(LinearRegression()), propensity())
+    raise ValueError(f"unknown estimator {name!r}; expected one of {ESTIMATORS}")
+
+
+def _ate(name: str, X: pd.DataFrame, a: pd.Series, y: pd.Series) -> tuple[float, pd.DataFrame | None]:
+    model = _estimator(name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(X, a, y)
+        outcome = model.estimate_population_outcome(X, a, y)
+        individual = None if name == "ipw" else model.estimate_individual_outcome(X, a)
+    return float(outcome[1] - outcome[0]), individual
+
+
+def _instance_estimates(instance: Instance, estimators: Sequence[str], n_bootstrap: int, seed: int) -> list[dict]:
+    rows = []
+    rng = np.random.default_rng([seed, *instance.ufid.encode()])  # seeded by the instance, not the order
+    draws = [rng.integers(0, len(instance.a), len(instance.a)) for _ in range(n_bootstrap)]
+    for name in estimators:
+        ate, individual = _ate(name, instance.X, instance.a, instance.y)
+        boot = [_ate(name, instance.X.iloc[d], instance.a.iloc[d], instance.y.iloc[d])[0] for d in draws]
+        lo, hi = np.percentile(boot, [2.5, 97.5])
+        rows.append({"ufid": instance.ufid, "size": len(instance.a), "estimator": name, "effect_size": ate,
+                     "li": float(lo), "ri": float(hi),
+                     "individual": None if individual is None else individual.rename(columns={0: "y0", 1: "y1"})})
+    return rows
+
+
+def acic_results(instances: Sequence[Instance], estimators: Sequence[str], *, n_bootstrap: int, seed: int,
+                 n_jobs: int = -1) -> pd.DataFrame:
+    """Each estimator's ATE on each instance with a percentile bootstrap 95% interval
+    (``n_bootstrap`` resamples of the rows), plus its individual outcome predictions."""
+    unknown = set(estimators) - set(ESTIMATORS)
+    if unknown:
+        raise ValueError(f"parameter estimators: unknown {sorted(unknown)}; expected some of {ESTIMATORS}")
+    jobs = [{"instance": i, "estimators": estimators, "n_bootstrap": n_bootstrap, "seed": seed} for i in instances]
+    chunks = run_trials(_instance_estimates, jobs, n_jobs=n_jobs, desc="ACIC instances")
+    return pd.DataFrame([r for chunk in chunks for r in chunk])
+
+
+def acic_truth(instances: Sequence[Instance]) -> pd.DataFrame:
+    """True effect (mean of y1 - y0) and size per instance, indexed by ufid."""
+    return pd.DataFrame({"effect": [float((i.y1 - i.y0).mean()) for i in instances],
+                         "size": [len(i.a) for i in instances]}, index=[i.ufid for i in instances])
+
+
+def write_submission(instances: Sequence[Instance], results: pd.DataFrame, estimator: str, folder: Any) -> dict:
+    """The framework's files for one estimator: factual and counterfactual files of every
+    instance, the population prediction file and one individual prediction file per instance."""
+    from pathlib import Path
+
+    folder = Path(folder)
+    rows = results[results["estimator"] == estimator].set_index("ufid")
+    ibm.write_instances({i.ufid: pd.DataFrame({"z": i.a, "y": i.y}) for i in instances}, folder / "factual",
+                        kind="factual")
+    ibm.write_instances({i.ufid: pd.DataFrame({"y0": i.y0, "y1": i.y1}) for i in instances}, folder / "cf",
+                        kind="counterfactual")
+    ibm.write_population(rows[["effect_size", "li", "ri"]], folder / "population.csv")
+    individual = rows["individual"].dropna()
+    if len(individual):
+        ibm.write_instances(individual.to_dict(), folder / "individual", kind="individual")
+    return {"cf": folder / "cf", "population": folder / "population.csv",
+            "individual": folder / "individual" if len(individual) else None}
+
+
+def effect_table(instances: Sequence[Instance], results: pd.DataFrame) -> pd.DataFrame:
+    """Per estimator, over the instances as M experiments: MAE, MSE, RMSE of the ATE (eqs. 4-5),
+    the mean PEHE (eq. 6), and IBM population and individual scores (paper 002)."""
+    truth = acic_truth(instances)
+    by_id = {i.ufid: i for i in instances}
+    rows = []
+    for name, g in results.groupby("estimator", sort=False):
+        g = g.set_index("ufid").loc[truth.index]
+        row = {"estimator": name, "MAE": effect.mae_ate(truth["effect"], g["effect_size"]),
+               "MSE": effect.mse_ate(truth["effect"], g["effect_size"]),
+               "RMSE": effect.rmse_ate(truth["effect"], g["effect_size"])}
+        pop, _ = ibm.population_scores(ibm.population_statistics(truth, g[["effect_size", "li", "ri"]]))
+        row.update({f"IBM {k}": v for k, v in pop.items()})
+        if g["individual"].notna().all():
+            row["PEHE"] = float(np.mean([effect.pehe(by_id[u].y1, by_id[u].y0, f["y1"] - f["y0"])
+                                         for u, f in g["individual"].items()]))
+            ind, _ = ibm.individual_scores(ibm.individual_statistics(
+                {u: pd.DataFrame({"y0": i.y0, "y1": i.y1}) for u, i in by_id.items()}, g["individual"].to_dict()))
+            row.update({f"IBM individual {k}": v for k, v in ind.items()})
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("estimator")
+
+
+# ============================================================ structure: Asia
+def asia_example(*, n_samples: int, n_bootstrap: int, seed: int) -> dict[str, Any]:
+    """The Asia network, a sample, hill climbing's DAG on it, edge frequencies over bootstrap
+    resamples (edge scores), and the true and fitted ``P(O | do(T))`` of every ordered pair."""
+    from causaleval.datasets import load_network
+
+    model = load_network("asia")
+    truth = CausalGraph.from_pgmpy(model, name="asia")
+    data = forward_sample(model, n_samples, seed)
+    learned = learners.learn("hc", data, seed=seed)
+    rng = np.random.default_rng(seed)
+    freq = np.zeros((truth.n, truth.n))
+    for _ in range(n_bootstrap):
+        boot = data.iloc[rng.integers(0, len(data), len(data))].reset_index(drop=True)
+        freq += learners.learn("hc", boot, seed=seed).reorder(truth.nodes).directed_matrix()
+    scores = pd.DataFrame(freq / n_bootstrap, index=truth.nodes, columns=truth.nodes)
+    true_bn = bn.from_pgmpy(model)
+    fitted = bn.fit(learned.reorder(truth.nodes), data, cards=true_bn.cards)
+    pairs = [(t, o) for t in truth.nodes for o in truth.nodes if t != o]
+    tables = {p: (true_bn.interventional(*p), fitted.interventional(*p)) for p in pairs}
+    return {"truth": truth, "learned": learned.reorder(truth.nodes), "scores": scores, "tables": tables}
+
+
+def interventional_table(tables: dict) -> pd.DataFrame:
+    """TV and KL of every ordered pair at each treatment value (eqs. 19-20)."""
+    rows = []
+    for (t, o), (p, q) in tables.items():
+        for level in range(p.shape[0]):
+            rows.append({"treatment": t, "outcome": o, "t": level,
+                         "TV": float(metrics.tvd(p[level], q[level])),
+                         "KL": float(metrics.kl_divergence(p[level], q[level]))})
+    return pd.DataFrame(rows)
+
+
+# ============================================================ ranking
+def ranking_example(*, n_queries: int, n_items: int, sessions: int, k: int, seed: int) -> dict[str, Any]:
+    """A simulated search log: per query ``n_items`` items with grades 0-4 and a popularity,
+    shown in a logging ranker's order (grade plus noise) for ``sessions`` sessions, clicked by
+    the position-based model (eqs. 33-34). Two rankers learn from the log: *naive* (by clicks)
+    and *IPS* (clicks divided by the examination probability of the position they were shown
+    at). Returns the grades, popularity and long-tail flags in each ranker's order."""
+    rng = np.random.default_rng(seed)
+    grades = rng.choice(5, size=(n_queries, n_items), p=[0.4, 0.25, 0.15, 0.12, 0.08])
+    popularity = rng.lognormal(3.0, 1.0, size=(n_queries, n_items))
+    long_tail = popularity <= np.quantile(popularity, 0.8)
+    logging_order = np.argsort(-(grades + rng.normal(0, 1.5, grades.shape)), axis=1)
+    shown = np.take_along_axis(grades, logging_order, axis=1)
+    examination = 1.0 / np.arange(1, n_items + 1)
+    clicks = sum(position_based_clicks(shown, seed + s, examination=examination) for s in range(sessions))
+    per_item = np.zeros(grades.shape)
+    ips = np.zeros(grades.shape)
+    np.put_along_axis(per_item, logging_order, clicks, axis=1)
+    np.put_along_axis(ips, logging_order, clicks / examination, axis=1)
+    out = {}
+    for name, score in (("logging", None), ("naive", per_item), ("IPS", ips)):
+        order = logging_order if score is None else np.argsort(-score, axis=1, kind="stable")  # ties: item order
+        columns = {"grades": grades, "popularity": popularity, "long_tail": long_tail.astype(int)}
+        out[name] = {key: np.take_along_axis(v, order, axis=1) for key, v in columns.items()}
+    return out
+
+
+def ranking_table(example: dict, k: int, relevant_from: int) -> pd.DataFrame:
+    """NDCG@K, MAP@K (relevant: grade >= ``relevant_from``), ARP@K and APLT@K per ranker."""
+    return pd.DataFrame([{
+        "ranker": name, f"NDCG@{k}": ranking.ndcg_at_k(r["grades"], k),
+        f"NDCG@{k} (printed IDCG)": ranking.ndcg_at_k(r["grades"], k, variant="printed"),
+        f"MAP@{k}": ranking.map_at_k((r["grades"] >= relevant_from).astype(int), k),
+        f"MAP@{k} (printed)": ranking.map_at_k((r["grades"] >= relevant_from).astype(int), k, variant="printed"),
+        f"ARP@{k}": ranking.arp_at_k(r["popularity"], k), f"APLT@{k}": ranking.aplt_at_k(r["long_tail"], k)}
+        for name, r in example.items()]).set_index("ranker")
+
+
+# ============================================================ time series
+def time_series_example(*, length: int, effect_size: float, lags: int, seed: int) -> dict[str, np.ndarray]:
+    """``x`` Granger-causes ``y``: ``y_t = 0.5 y_{t-1} + effect x_{t-1} + e_t`` with AR(1) ``x``
+    (coefficient 0.6); and a treated and a control series, each AR(1) noise (coefficient 0.3),
+    the treated one shifted by ``effect_size``. All noise is standard normal."""
+    rng = np.random.default_rng(seed)
+    x, y, treated, control = (np.zeros(length) for _ in range(4))
+    for t in range(1, length):
+        x[t] = 0.6 * x[t - 1] + rng.normal()
+        y[t] = 0.5 * y[t - 1] + effect_size * x[t - 1] + rng.normal()
+        treated[t] = 0.3 * treated[t - 1] + rng.normal()
+        control[t] = 0.3 * control[t - 1] + rng.normal()
+    return {"x": x, "y": y, "treated": treated + effect_size, "control": control, "lags": lags}
+
+
+# ============================================================ counterfactual explanations
+def counterfactual_example(instance: Instance, *, n_features: int, seed: int) -> dict[str, Any]:
+    """A logistic regression predicting treatment from the (standardized) covariates, one unit
+    it assigns to control, and counterfactuals that flip the prediction with the smallest
+    change of one feature (the ``n_features`` largest weights), and of two features sharing
+    the change, each stepping 1% past the decision boundary."""
+    from sklearn.linear_model import LogisticRegression
+
+    X = instance.X.to_numpy(float)
+    X = (X - X.mean(axis=0)) / np.where(X.std(axis=0) > 0, X.std(axis=0), 1)
+    clf = LogisticRegression(max_iter=1000).fit(X, instance.a.to_numpy())
+    w, b = clf.coef_[0], clf.intercept_[0]
+    rng = np.random.default_rng(seed)
+    negatives = np.flatnonzero(X @ w + b < 0)
+    x = X[rng.choice(negatives)]
+    margin = -(x @ w + b) * 1.01
+    top = np.argsort(-np.abs(w))[:n_features]
+    cfs = []
+    for j in top:
+        c = x.copy()
+        c[j] += margin / w[j]
+        cfs.append(c)
+    for j1, j2 in zip(top[:-1], top[1:], strict=True):
+        c = x.copy()
+        c[j1] += margin / 2 / w[j1]
+        c[j2] += margin / 2 / w[j2]
+        cfs.append(c)
+    cfs = np.array(cfs)
+    return {"original": x, "counterfactuals": cfs, "flipped": bool((clf.predict(cfs) == 1).all())}
+
+
+# ============================================================ ATE distributions (paper 004)
+def _linear_sem(dag: CausalGraph, n: int, seed: int) -> pd.DataFrame:
+    """``n`` rows of a linear Gaussian network on ``dag``: weights of random sign and size in
+    [0.5, 1.5], standard normal noise."""
+    import networkx as nx
+
+    rng = np.random.default_rng(seed)
+    d = dag.directed_matrix()
+    weights = np.where(d, rng.choice([-1, 1], d.shape) * rng.uniform(0.5, 1.5, d.shape), 0.0)
+    graph = nx.DiGraph(np.argwhere(d).tolist())
+    graph.add_nodes_from(range(dag.n))
+    order = list(nx.lexicographical_topological_sort(graph))
+    x = np.zeros((n, dag.n))
+    for j in order:
+        x[:, j] = x @ weights[:, j] + rng.normal(size=n)
+    return pd.DataFrame(x, columns=dag.nodes)
+
+
+def _linear_ate(dag: CausalGraph, data: pd.DataFrame, treatment: str, outcome: str) -> float:
+    """ATE of ``treatment`` on ``outcome`` under ``dag``: the coefficient of T in the least
+    squares of O on T and T's parents (0 when O is a parent of T)."""
+    parents = [dag.nodes[i] for i in np.flatnonzero(dag.directed_matrix()[:, dag.index(treatment)])]
+    if outcome in parents:
+        return 0.0
+    design = np.column_stack([np.ones(len(data)), data[[treatment, *parents]].to_numpy()])
+    return float(np.linalg.lstsq(design, data[outcome].to_numpy(), rcond=None)[0][1])
+
+
+def ate_posterior_example(*, n_nodes: int, expected_neighbours: float, n_samples: int, n_bootstrap: int,
+                          alpha: float, density: float, seed: int) -> pd.DataFrame:
+    """Paper 004's evaluation on a linear Gaussian network: the true ATE sample of a pair is one
+    ATE per DAG of the true graph's equivalence class; the learned sample one per bootstrap
+    resample (PC, Fisher z, extended to a DAG), every ATE estimated on the full data. Per
+    ordered pair: Wasserstein distance, mode precision and recall without and with the
+    ``density`` filter."""
+    truth = random_dag(n_nodes, expected_neighbours, seed)
+    data = _linear_sem(truth, n_samples, seed)
+    members = mec_members(to_cpdag(truth))
+    rng = np.random.default_rng(seed)
+    sampled = []
+    for _ in range(n_bootstrap):
+        boot = data.iloc[rng.integers(0, n_samples, n_samples)].reset_index(drop=True)
+        sampled.append(consistent_extension(learners.learn("pc", boot, ci_test="fisher_z", alpha=alpha, seed=seed)))
+    rows = []
+    for t in truth.nodes:
+        for o in truth.nodes:
+            if t == o:
+                continue
+            true_ates = [_linear_ate(g, data, t, o) for g in members]
+            learned_ates = [_linear_ate(g, data, t, o) for g in sampled]
+            plain = ate_distribution.mode_precision_recall(true_ates, learned_ates)
+            relaxed = ate_distribution.mode_precision_recall(true_ates, learned_ates, density=density)
+            rows.append({"treatment": t, "outcome": o, "true_ates": true_ates, "learned_ates": learned_ates,
+                         "WD": ate_distribution.wasserstein(true_ates, learned_ates),
+                         "precision": plain.precision, "recall": plain.recall,
+                         f"precision (density {density})": relaxed.precision,
+                         f"recall (density {density})": relaxed.recall})
+    return pd.DataFrame(rows)
+
+
+# ============================================================ the master table's inputs
+def master_examples(instances: Sequence[Instance], results: pd.DataFrame, asia: dict, rankers: dict,
+                    series: dict, explanation: dict, posterior: pd.DataFrame, *, k: int,
+                    relevant_from: int) -> dict[str, tuple[str, tuple, dict]]:
+    """The worked example of every registry entry: ``name -> (description, args, kwargs)``."""
+    truth = acic_truth(instances)
+    per = {name: g.set_index("ufid").loc[truth.index] for name, g in results.groupby("estimator")}
+    first = instances[-1]
+    model = "standardization" if "standardization" in per else next(iter(per))
+    individual = per[model].loc[first.ufid, "individual"]
+    ite = (individual["y1"] - individual["y0"]).to_numpy() if individual is not None else None
+    ex: dict[str, tuple[str, tuple, dict]] = {}
+    est = per.get("aipw", per[model])
+    label = "aipw" if "aipw" in per else model
+    for name in ("MAE (ATE)", "MSE (ATE)", "RMSE (ATE)"):
+        ex[name] = (f"ACIC 2016, {len(truth)} instances, {label}", (truth["effect"].to_numpy(),
+                                                                   est["effect_size"].to_numpy()), {})
+    for name in ("ENoRMSE (population)", "RMSE (population)", "bias (population)", "coverage", "CIC", "ENCIS"):
+        ex[name] = (f"ACIC 2016, {len(truth)} instances, {label} with bootstrap CIs",
+                    (truth, est[["effect_size", "li", "ri"]]), {})
+    if ite is not None:
+        gt = {i.ufid: pd.DataFrame({"y0": i.y0, "y1": i.y1}) for i in instances}
+        for name in ("ENoRMSE (individual)", "RMSE (individual)", "bias (individual)"):
+            ex[name] = (f"ACIC 2016, {len(truth)} instances, {model}", (gt, per[model]["individual"].to_dict()), {})
+        where = f"ACIC 2016 {first.ufid}, {model}"
+        ex["PEHE"] = (where, (first.y1.to_numpy(), first.y0.to_numpy(), ite), {})
+        ex["policy risk"] = (where + ", treat when the estimated effect > 0",
+                             ((ite > 0).astype(int), first.a.to_numpy(), first.y.to_numpy()), {})
+        success = (first.y > first.y.median()).astype(int).to_numpy()
+        for name in ("uplift curve", "uplift coefficient", "Qini curve", "Qini coefficient"):
+            ex[name] = (where + ", outcome y > median", (success, first.a.to_numpy(), ite), {})
+    ex["FACE"] = (f"ACIC 2016 {first.ufid}, A = treatment", (first.y1.to_numpy(), first.y0.to_numpy()), {})
+    ex["FACT"] = (f"ACIC 2016 {first.ufid}, A = treatment", (first.y1.to_numpy(), first.y0.to_numpy(),
+                                                           first.a.to_numpy()), {})
+    lags = int(series["lags"])
+    ex["F-test (Granger)"] = (f"simulated x -> y, {len(series['y'])} steps, {lags} lags",
+                              (series["y"], series["x"], lags), {})
+    ex["unpaired t-test"] = ("simulated treated vs control series", (series["treated"], series["control"]), {})
+    graphs = (asia["truth"], asia["learned"])
+    for name in ("SHD (edits)", "Frobenius norm", "SID", "precision", "recall", "F1", "TPR", "FPR", "adjacency MSE"):
+        ex[name] = ("Asia: hill climbing's DAG vs the true DAG", graphs, {})
+    for name in ("ROC AUC (edge scores)", "PR AUC (edge scores)"):
+        ex[name] = ("Asia: bootstrap edge frequencies of hill climbing", (asia["truth"], asia["scores"].to_numpy()), {})
+    tv = interventional_table(asia["tables"]).sort_values(["TV", "treatment", "outcome", "t"]).iloc[-1]
+    p, q = asia["tables"][(tv["treatment"], tv["outcome"])]
+    where = f"Asia: P({tv['outcome']} | do({tv['treatment']} = {int(tv['t'])})), truth vs fitted hc DAG"
+    ex["TVD"] = (where, (p[int(tv["t"])], q[int(tv["t"])]), {})
+    ex["KL divergence"] = (where, (p[int(tv["t"])], q[int(tv["t"])]), {})
+    where = f"linear classifier on ACIC {first.ufid}, {len(explanation['counterfactuals'])} counterfactuals"
+    ex["sparsity"] = (where, (explanation["original"], explanation["counterfactuals"]), {})
+    ex["proximity"] = (where, (explanation["original"], explanation["counterfactuals"]), {})
+    ex["diversity"] = (where, (explanation["counterfactuals"],), {})
+    ips = rankers["IPS"]
+    n_items = ips["grades"].shape[1]
+    where = f"simulated click log, IPS ranker, {len(ips['grades'])} queries"
+    ex["NDCG@K"] = (where + f", K = {k}", (ips["grades"], k), {})
+    ex["MAP@K"] = (where + f", K = {n_items} (relevant: grade >= {relevant_from})",
+                   ((ips["grades"] >= relevant_from).astype(int), n_items), {})
+    ex["ARP@K"] = (where + f", K = {k}", (ips["popularity"], k), {})
+    ex["APLT@K"] = (where + f", K = {k}", (ips["long_tail"], k), {})
+    worst = posterior.sort_values(["WD", "treatment", "outcome"]).iloc[-1]
+    where = f"ATE of {worst['treatment']} on {worst['outcome']}: bootstrapped PC vs the true MEC"
+    for name in ("Wasserstein distance", "mode precision", "mode recall"):
+        ex[name] = (where, (worst["true_ates"], worst["learned_ates"]), {})
+    return ex
+
+
+def plot_acic(instances: Sequence[Instance], results: pd.DataFrame) -> plt.Figure:
+    """Each estimator's ATE and bootstrap interval per instance, against the true effect."""
+    truth = acic_truth(instances)
+    estimators = list(dict.fromkeys(results["estimator"]))
+    fig, ax = plt.subplots(figsize=(max(6, 0.45 * len(truth)), 3.6))
+    x = np.arange(len(truth))
+    for j, name in enumerate(estimators):
+        g = results[results["estimator"] == name].set_index("ufid").loc[truth.index]
+        offset = (j - (len(estimators) - 1) / 2) * 0.22
+        ax.errorbar(x + offset, g["effect_size"], yerr=[g["effect_size"] - g["li"], g["ri"] - g["effect_size"]],
+                    fmt="o", ms=3, capsize=2, label=name)
+    ax.scatter(x, truth["effect"], marker="_", s=200, color="black", label="true effect", zorder=3)
+    ax.set_xticks(x, truth.index, rotation=90, fontsize=7)
+    ax.set_ylabel("ATE")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
