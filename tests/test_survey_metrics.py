@@ -169,6 +169,14 @@ def test_population_refuses_garbage(tmp_path, change, message):
         ibm.score_population(tmp_path / "bad.csv", tmp_path / "cf")
 
 
+def test_a_zero_true_effect_is_scored_with_the_stabilization_constant():
+    truth = pd.DataFrame({"effect": [0.0], "size": [10]}, index=["u"])
+    est = pd.DataFrame({"effect_size": [0.1], "li": [0.0], "ri": [0.2]}, index=["u"])
+    stats_ = ibm.population_statistics(truth, est)
+    assert stats_["enormse"].iloc[0] == pytest.approx(1 - (0.1 + 1e-7) / 1e-7)
+    assert stats_["encis"].iloc[0] == pytest.approx(0.2 / 1e-7)
+
+
 def test_files_with_duplicate_or_missing_ids_are_named(tmp_path):
     truth, _ = _files(tmp_path)
     (tmp_path / "dup.csv").write_text("ufid,effect_size,li,ri\nu1,1,0,2\nu1,1,0,2\n")
