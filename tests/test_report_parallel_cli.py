@@ -77,3 +77,20 @@ def test_cli_lists_studies_and_refuses_unknown_parameters(capsys):
         cli.parse_overrides(nb, [("n_grahps", "3")])
     assert cli.main(["run", "no_such_study"]) == 2
     assert "unknown study 'no_such_study'" in capsys.readouterr().err
+
+
+def test_cached_frame_computes_once_and_reads_floats_back_bit_for_bit(tmp_path, monkeypatch):
+    import numpy as np
+
+    monkeypatch.setenv("CAUSALEVAL_CACHE", str(tmp_path))
+    values = np.random.default_rng(0).random(200) / 3  # many floats the default parser rounds off
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return pd.DataFrame({"trial": range(200), "tvd": values})
+
+    first = report.cached_frame("s", "t", {"seed": 0}, compute)
+    again = report.cached_frame("s", "t", {"seed": 0}, compute)
+    assert len(calls) == 1
+    assert (again["tvd"].to_numpy() == first["tvd"].to_numpy()).all()

@@ -110,10 +110,12 @@ def cached_frame(study: str, name: str, params: Mapping[str, Any],
     """``compute()``, or the table a previous call with the same parameters stored under
     ``runs/cache/<study>/<name>-<parameter hash>.csv`` (so a rerun that only changes a
     plot does not recompute the trials; ``CAUSALEVAL_CACHE`` moves the folder). Delete
-    the file to force a recomputation."""
+    the file to force a recomputation. Floats are read back bit for bit (``round_trip``),
+    so a cached rerun gives the same tables as the first run: a last-bit difference can
+    turn a tie between learners into a non-tie and change a rank test."""
     path = paths.cache_root() / study / f"{name}-{parameter_hash(params)}.csv"
     if path.exists():
-        return pd.read_csv(path)
+        return pd.read_csv(path, float_precision="round_trip")
     frame = compute()
     atomic_write(path, lambda p: frame.to_csv(p, index=False))
     return frame
