@@ -147,11 +147,17 @@ def fci(data: pd.DataFrame, *, ci_test: str, alpha: float, seed: int) -> CausalG
 
 @register_learner("ges", output="CPDAG", library="causal-learn")
 def ges(data: pd.DataFrame, *, ci_test: str, alpha: float, seed: int) -> CausalGraph:
-    """GES (Chickering 2002) with causal-learn's discrete BDeu local score; no tests."""
+    """GES (Chickering 2002) with causal-learn's discrete BDeu local score; no tests.
+
+    causal-learn's BDeu score calls pandas ``get_group`` in a way pandas 2 warns about on
+    every call (a FutureWarning naming causal-learn's file); those warnings are silenced here.
+    """
     from causallearn.search.ScoreBased.GES import ges as cl_ges
 
-    result = cl_ges(data.to_numpy(float), score_func="local_score_BDeu",
-                    node_names=[str(c) for c in data.columns])
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=FutureWarning, module="causallearn")
+        result = cl_ges(data.to_numpy(float), score_func="local_score_BDeu",
+                        node_names=[str(c) for c in data.columns])
     return CausalGraph.from_causallearn(result["G"], name="ges")
 
 
