@@ -177,6 +177,14 @@ def test_a_zero_true_effect_is_scored_with_the_stabilization_constant():
     assert stats_["encis"].iloc[0] == pytest.approx(0.2 / 1e-7)
 
 
+def test_factual_files_round_trip_with_censored_outcomes(tmp_path):
+    factual = pd.DataFrame({"z": [1, 0], "y": [2.5, np.nan]}, index=pd.Index(["a", "b"], name="sample_id"))
+    (path,) = ibm.write_instances({"u1": factual}, tmp_path, kind="factual")
+    assert path.name == "u1.csv"
+    back = ibm.read_factual(path)
+    assert back["z"].tolist() == [1, 0] and back.loc["a", "y"] == 2.5 and np.isnan(back.loc["b", "y"])
+
+
 def test_files_with_duplicate_or_missing_ids_are_named(tmp_path):
     truth, _ = _files(tmp_path)
     (tmp_path / "dup.csv").write_text("ufid,effect_size,li,ri\nu1,1,0,2\nu1,1,0,2\n")

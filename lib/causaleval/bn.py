@@ -22,7 +22,7 @@ when O is an ancestor of T (then ``P(O | do(T)) = P(O)``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,6 +86,10 @@ class DiscreteBN:
         if treatment not in relevant:  # T does not cause O: P(O | do(T = t)) = P(O)
             return np.tile(self.marginal(outcome), (self.cards[treatment], 1))
         return self._contract(relevant, outcome, treatment)
+
+    def tables(self, pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], np.ndarray]:
+        """``{(T, O): P(O | do(T))}`` (tables ``[t, o]``) for every pair."""
+        return {(t, o): self.interventional(t, o) for t, o in pairs}
 
     def _contract(self, relevant: set[str], outcome: str, treatment: str | None) -> np.ndarray:
         letters = {v: i for i, v in enumerate(sorted(relevant, key=self.nodes.index))}

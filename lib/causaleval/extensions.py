@@ -156,9 +156,8 @@ def interventional_tables(
             dags = [consistent_extension(graph)]
     tables = {pair: 0.0 for pair in pairs}
     for dag in dags:
-        net = bn.fit(dag, data, smoothing=smoothing, ess=ess, cards=cards)
-        for t, o in pairs:
-            tables[t, o] = tables[t, o] + net.interventional(t, o) / len(dags)
+        for pair, table in bn.fit(dag, data, smoothing=smoothing, ess=ess, cards=cards).tables(pairs).items():
+            tables[pair] = tables[pair] + table / len(dags)
     return tables
 
 

@@ -7,12 +7,12 @@ from typing import Any
 import numpy as np
 
 
-def vector(values: Any, name: str, *, allow_empty: bool = False) -> np.ndarray:
+def vector(values: Any, name: str) -> np.ndarray:
     """A finite 1-D float array, or a ValueError naming ``name``."""
     a = np.asarray(values, dtype=float)
     if a.ndim != 1:
         raise ValueError(f"{name}: expected a 1-D sequence of numbers, got shape {a.shape}")
-    if not allow_empty and a.size == 0:
+    if a.size == 0:
         raise ValueError(f"{name}: empty; expected at least one value")
     bad = np.flatnonzero(~np.isfinite(a))
     if bad.size:

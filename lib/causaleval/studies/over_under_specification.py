@@ -31,7 +31,7 @@ from scipy import optimize
 
 from causaleval import bn, consistent, metrics
 from causaleval.parallel import run_trials
-from causaleval.studies.software_tvd import SOURCES, Domain, empirical_sample
+from causaleval.studies.software_tvd import SOURCES, Domain, domain_summary, empirical_sample
 
 STUDY = "03_over_under_specification"
 MODELS = ("over-specify", "under-specify")
@@ -68,6 +68,13 @@ def check_subject_counts(domain: Domain, counts: Sequence[int]) -> None:
                          f"complete subjects of domain {domain.name!r}")
 
 
+def domain_table(domains: Sequence[Domain], dags: Sequence[Any]) -> pd.DataFrame:
+    """Study 2's summary of each domain plus its consistent DAG's treatment -> outcome edges."""
+    edges = [", ".join(f"{t}->{o}" for t, o in dag.directed_edges() if t in d.data.treatments)
+             for d, dag in zip(domains, dags, strict=True)]
+    return domain_summary(domains).assign(**{"treatment -> outcome edges": edges})
+
+
 def altered_dags(dag: Any, treatments: Sequence[str], outcomes: Sequence[str]) -> list[tuple[str, str, Any]]:
     """``(treatment, model type, DAG)`` for the over- and the under-specified DAG of every treatment."""
     out = []
@@ -75,10 +82,6 @@ def altered_dags(dag: Any, treatments: Sequence[str], outcomes: Sequence[str]) -
         out.append((t, "over-specify", consistent.over_specified(dag, t, outcomes)))
         out.append((t, "under-specify", consistent.under_specified(dag, t)))
     return out
-
-
-def _tables(net: bn.DiscreteBN, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], np.ndarray]:
-    return {(t, o): net.interventional(t, o) for t, o in pairs}
 
 
 def alteration_scores(domain: Domain, dag: Any, sample: pd.DataFrame, *, smoothing: str, ess: float,
@@ -91,12 +94,12 @@ def alteration_scores(domain: Domain, dag: Any, sample: pd.DataFrame, *, smoothi
     read off the factorial data; both sum ``TV_{T'=level}(O)`` over every pair (T', O).
     """
     fit = dict(smoothing=smoothing, ess=ess, cards=domain.cards)
-    reference = _tables(bn.fit(dag, sample, **fit), domain.pairs)
+    reference = bn.fit(dag, sample, **fit).tables(domain.pairs)
     base = {"domain": domain.name, "subjects": len(sample)}
     rows = [{**base, "treatment": "", "model": "consistent", "sid": 0.0, "shd": 0.0, "tvd": 0.0,
              "tvd_truth": metrics.total_tvd(domain.truth, reference, level)}]
     for t, kind, altered in altered_dags(dag, domain.data.treatments, domain.data.outcomes):
-        estimate = _tables(bn.fit(altered, sample, **fit), domain.pairs)
+        estimate = bn.fit(altered, sample, **fit).tables(domain.pairs)
         rows.append({**base, "treatment": t, "model": kind,
                      "sid": float(metrics.sid(dag, altered)), "shd": float(metrics.shd_dag(dag, altered)),
                      "tvd": metrics.total_tvd(reference, estimate, level),

@@ -169,7 +169,7 @@ def figure1_results(domains: Sequence[Domain], *, ground_truth_learners: Sequenc
         for gt in ground_truth_learners:
             net = synthetic_model(domain, gt, beta=beta, seed=seed, **fit)
             panels[f"synthetic-{gt}"] = (net.to_pgmpy(),
-                                         {(t, o): net.interventional(t, o) for t, o in domain.pairs})
+                                         net.tables(domain.pairs))
         for (panel, (model, truth)), trial in itertools.product(panels.items(), range(n_trials)):
             jobs.append({"domain": domain, "panel": panel, "model": model, "truth": truth,
                          "trial": trial, "learners": learners, "beta": beta, "seed": seed, **fit})
@@ -229,7 +229,7 @@ def _figure2_dag(index: int, *, n_nodes: int, expected_neighbours: float, cards:
     net = dirichlet_network(truth_dag, cards, concentration, dag_seed)
     sample = forward_sample(net.to_pgmpy(), n_samples, dag_seed)[list(truth_dag.nodes)].astype("int64")
     pairs = list(itertools.permutations(truth_dag.nodes, 2))
-    truth = {(t, o): net.interventional(t, o) for t, o in pairs}
+    truth = net.tables(pairs)
     rows = []
     for learner in learners:
         graph = learn(learner, sample, ci_test=fit["ci_test"], alpha=fit["alpha"], seed=dag_seed)

@@ -155,8 +155,7 @@ def implementation(item: str, task: str | None = None) -> tuple[str, str]:
     if not found:
         reason = NOT_IMPLEMENTED.get(item)
         return (f"not implemented: {reason}" if reason else "not implemented", "")
-    table = registry.table()
-    return ("; ".join(dict.fromkeys(table.loc[m.name, "function"] for m in found)),
+    return ("; ".join(dict.fromkeys(m.qualname for m in found)),
             "; ".join(dict.fromkeys(m.cross_check for m in found)))
 
 
@@ -299,6 +298,24 @@ def write_submission(instances: Sequence[Instance], results: pd.DataFrame, estim
             "individual": folder / "individual" if len(individual) else None}
 
 
+def ibm_round_trip(instances: Sequence[Instance], results: pd.DataFrame, effects: pd.DataFrame,
+                   folder: Any) -> pd.DataFrame:
+    """Write every estimator's predictions in the IBM framework's formats under ``folder``,
+    score them from the files and compare with the in-memory ``IBM ...`` scores of
+    :func:`effect_table`: the number of scores and the largest absolute difference."""
+    rows = []
+    for name in dict.fromkeys(results["estimator"]):
+        files = write_submission(instances, results, name, f"{folder}/{name}")
+        from_files = ibm.score_population(files["population"], files["cf"])
+        if files["individual"] is not None:
+            individual = ibm.score_individual(files["individual"], files["cf"]).add_prefix("individual ")
+            from_files = pd.concat([from_files, individual])
+        in_memory = effects.loc[name].filter(like="IBM").rename(lambda c: c.replace("IBM ", ""))
+        rows.append({"estimator": name, "scores": len(from_files),
+                     "max |difference|": float((from_files - in_memory[from_files.index]).abs().max())})
+    return pd.DataFrame(rows).set_index("estimator")
+
+
 def effect_table(instances: Sequence[Instance], results: pd.DataFrame) -> pd.DataFrame:
     """Per estimator, over the instances as M experiments: MAE, MSE, RMSE of the ATE (eqs. 4-5),
     the mean PEHE (eq. 6), and IBM population and individual scores (paper 002)."""
@@ -341,7 +358,8 @@ def asia_example(*, n_samples: int, n_bootstrap: int, seed: int) -> dict[str, An
     true_bn = bn.from_pgmpy(model)
     fitted = bn.fit(learned.reorder(truth.nodes), data, cards=true_bn.cards)
     pairs = [(t, o) for t in truth.nodes for o in truth.nodes if t != o]
-    tables = {p: (true_bn.interventional(*p), fitted.interventional(*p)) for p in pairs}
+    truth_tables, fitted_tables = true_bn.tables(pairs), fitted.tables(pairs)
+    tables = {p: (truth_tables[p], fitted_tables[p]) for p in pairs}
     return {"truth": truth, "learned": learned.reorder(truth.nodes), "scores": scores, "tables": tables}
 
 
