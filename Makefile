@@ -38,8 +38,8 @@ collect: $(STAMP) postgres-server  ## recollect data/software/{sqlite,postgres} 
 	$(PY) -m causaleval collect sqlite $(COLLECT_ARGS) --out data/software/sqlite
 	$(PY) -m causaleval collect postgres $(COLLECT_ARGS) --out data/software/postgres
 
-lab: $(STAMP)
-	$(VENV)/bin/jupyter lab notebooks/
+lab: $(STAMP)  ## JupyterLab on notebooks/, 127.0.0.1 only, with a random token (prints the URL)
+	$(PY) -m causaleval.lab
 
 clean-venv:
 	rm -rf $(VENV)
