@@ -73,10 +73,13 @@ def test_cut_off_and_garbled_files(tmp_path):
     path = tmp_path / "postgres" / "results_abbrv_all.csv"
     text = path.read_text()
     last = text.rindex("\n", 0, len(text) - 1)
-    path.write_text(text[: last + 14])  # last row cut among its outcomes: kept, with a note
-    assert "1 row(s) with a missing outcome value" in load_kdl("postgres", tmp_path).notes
-    path.write_text(text[: last + 6])  # cut after its trial: no treatments
-    with pytest.raises(ValueError, match=r"1 row\(s\) lack a subject, trial or treatment value \(lines \[163\]"):
+    path.write_text(text[: last + 14])  # last row cut among its outcomes: refused, or dropped on request
+    with pytest.raises(ValueError, match=r"line 163 \(the last\) has no line end"):
+        load_kdl("postgres", tmp_path)
+    data = load_kdl("postgres", tmp_path, allow_truncated=True)
+    assert any("dropped line 163" in n for n in data.notes) and len(data.missing_cells()) == 1
+    path.write_text(text[: last + 6] + "\n")  # cut after its trial, line end added: fields missing
+    with pytest.raises(ValueError, match=r"1 row\(s\) with too few fields \(line \[163\]"):
         load_kdl("postgres", tmp_path)
     path.write_bytes(b"")
     with pytest.raises(ValueError, match="the file is empty"):

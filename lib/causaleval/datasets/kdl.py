@@ -15,19 +15,36 @@ Column names are matched case-insensitively with ``.``, ``-`` and spaces read as
 (so ``server.class`` matches ``server_class``). Missing columns are an error naming
 them; columns the schema does not know are dropped with a note; constant columns (the
 Postgres ``local_*`` blocks, ``record.count``) are dropped with a note.
+
+The file is read strictly (:mod:`causaleval.datasets.readers`: complete last line, same
+field count on every line, each column named once), then checked against the layout: trial,
+outcomes and numeric covariates hold finite numbers (outcomes none below zero); every row
+has a subject, trial and treatments; each (subject, trial, treatments) key appears once;
+treatments take only the layout's levels (``levels=`` states others). A row without some
+outcome value is kept as a failed run (``status`` ``"missing outcome"``, with a note), so
+``.ok()`` and ``.complete()`` leave it out.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from causaleval import paths
 from causaleval.datasets.factorial import FactorialData, binarize, select_treatments
+from causaleval.datasets.readers import (
+    DataFileError,
+    Table,
+    check_keys,
+    check_levels,
+    check_numbers,
+    read_table,
+)
 
 DEFAULT_DIR = paths.DATA / "kdl"
 
@@ -42,6 +59,8 @@ class KdlSchema:
     treatments: tuple[str, ...]
     outcomes: tuple[str, ...]
     covariates: tuple[str, ...]
+    levels: Mapping[str, tuple] = field(default_factory=dict)  # treatment levels (True/False as 1/0)
+    text: tuple[str, ...] = ()  # covariates that are not numbers
     extras: tuple[str, ...] = ()  # known columns that take no role (identifiers, metadata)
     trial: str = "trial"
 
@@ -54,20 +73,23 @@ SCHEMAS = {
                   "temp_written_blocks", "local_hit_blocks", "local_read_blocks",
                   "local_written_blocks"),
         covariates=("rows", "creation_year", "num_ref_tables", "num_joins", "num_group_by",
-                    "queries_by_user", "length_chars", "total_ref_rows", "favorite_count")),
+                    "queries_by_user", "length_chars", "total_ref_rows", "favorite_count"),
+        levels={"index_level": (0, 1, 2), "page_cost": (0, 1, 2), "memory_level": (0, 1, 2)}),
     "jdk": KdlSchema(
         "jdk", "jdk/results.csv", subject="repo_name",
         treatments=("debug", "obfuscate", "optimize", "parallelgc"),
         outcomes=("num_bytecode_ops", "total_unit_test_time", "allocated_bytes",
                   "jar_file_size_bytes", "compile_time_ms"),
-        covariates=("source_ncss", "test_classes", "test_functions", "test_ncss", "test_javadocs")),
+        covariates=("source_ncss", "test_classes", "test_functions", "test_ncss", "test_javadocs"),
+        levels={t: (0, 1) for t in ("debug", "obfuscate", "optimize", "parallelgc")}),
     "networking": KdlSchema(
         "networking", "networking/results2.dat", subject="site",
         treatments=("mobile_user_agent", "proxy", "compression"),
         outcomes=("elapsed", "html_attrs", "html_tags", "decompressed_content_length",
                   "raw_content_length"),
         covariates=("server", "server_class", "time", "ping_time"),
-        extras=("url", "content_type", "record_count")),
+        levels={t: (0, 1) for t in ("mobile_user_agent", "proxy", "compression")},
+        text=("server", "server_class", "time"), extras=("url", "content_type", "record_count")),
 }
 
 _BOOLEAN = {"true": 1, "false": 0, "t": 1, "f": 0, "yes": 1, "no": 0}
@@ -92,6 +114,8 @@ def load_kdl(
     treatments: Sequence[str] | None = None,
     fixed: Mapping[str, object] | None = None,
     binary: Mapping[str, Mapping | str] | None = None,
+    levels: Mapping[str, Sequence] | None = None,
+    allow_truncated: bool = False,
 ) -> FactorialData:
     """Read one KDL domain into the kit's factorial layout, with binary treatments.
 
@@ -100,6 +124,9 @@ def load_kdl(
     dropped as columns. ``binary`` gives per-treatment rules for
     :func:`~causaleval.datasets.factorial.binarize` (default ``"extremes"``: lowest level
     -> 0, highest -> 1, as the paper's two-setting design). True/False flags become 1/0.
+    ``levels[t]`` replaces the layout's expected levels of treatment ``t`` (a file coded
+    otherwise); ``allow_truncated=True`` drops a last row cut off without a line end, with
+    a note, instead of refusing the file.
     """
     schema = _schema(domain)
     path = kdl_path(domain, data_dir)
@@ -108,12 +135,18 @@ def load_kdl(
             f"KDL {domain} data not found at {path}. Put the file from the KDL software-systems "
             f"data sets (Gentzel, Garant, Jensen 2019; UMass Amherst Knowledge Discovery "
             f"Laboratory) there, or pass data_dir= the folder holding {schema.file}.")
-    frame = _read(path)
-    frame, notes = _match_columns(frame, schema, path)
-    notes += _check_rows(frame, schema, path)
+    table = read_table(path, sep=None, row_names=True, allow_truncated=allow_truncated)
+    frame, notes = _match_columns(table.frame, schema, path)
+    notes = [*table.notes, *notes]
+    check_keys(table, [schema.subject, schema.trial, *schema.treatments], frame)
+    numeric = [schema.trial, *schema.outcomes, *(c for c in schema.covariates if c not in schema.text)]
+    check_numbers(table, [c for c in numeric if c in frame], schema.outcomes, frame)
+    frame, more = _to_flags(frame, schema, table)
+    notes += more
+    _check_levels(table, frame, schema, levels)
     frame, more = _drop_constant(frame, schema)
     notes += more
-    frame, more = _to_flags(frame, schema, path)
+    frame, more = _mark_missing(table, frame, schema)
     notes += more
     present = set(frame.columns)
     data = FactorialData(
@@ -131,20 +164,6 @@ def _schema(domain: str) -> KdlSchema:
     return SCHEMAS[domain]
 
 
-def _read(path: Path) -> pd.DataFrame:
-    """CSV, or the whitespace/tab separated text R writes (``.dat``, maybe with row names)."""
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        header = fh.readline()
-    if not header.strip():
-        raise ValueError(f"{path}: the file is empty")
-    sep = "," if header.count(",") else ("\t" if "\t" in header else r"\s+")
-    try:
-        frame = pd.read_csv(path, sep=sep, low_memory=False)
-    except (pd.errors.ParserError, UnicodeDecodeError) as err:
-        raise ValueError(f"{path}: not a readable {'CSV' if sep == ',' else 'table'} file: {err}") from err
-    return frame.reset_index(drop=True)  # R's row names, when the header is one short
-
-
 def _match_columns(frame: pd.DataFrame, schema: KdlSchema, path: Path) -> tuple[pd.DataFrame, list[str]]:
     known = [schema.subject, schema.trial, *schema.treatments, *schema.outcomes,
              *schema.covariates, *schema.extras]
@@ -152,12 +171,12 @@ def _match_columns(frame: pd.DataFrame, schema: KdlSchema, path: Path) -> tuple[
     for column in frame.columns:
         key = canonical(column)
         if key in by_key:
-            raise ValueError(f"{path}: columns {by_key[key]!r} and {column!r} both read as {key!r}")
+            raise DataFileError(f"{path}: columns {by_key[key]!r} and {column!r} both read as {key!r}")
         by_key[key] = column
     required = [schema.subject, schema.trial, *schema.treatments, *schema.outcomes]
     missing = [c for c in required if c not in by_key]
     if missing:
-        raise ValueError(f"{path}: missing column(s) {missing} for the KDL {schema.domain} layout; "
+        raise DataFileError(f"{path}: missing column(s) {missing} for the KDL {schema.domain} layout; "
                          f"the file has {list(frame.columns)}")
     notes = []
     absent = [c for c in schema.covariates if c not in by_key]
@@ -173,18 +192,37 @@ def _match_columns(frame: pd.DataFrame, schema: KdlSchema, path: Path) -> tuple[
     return frame[keep].rename(columns=renamed), notes
 
 
-def _check_rows(frame: pd.DataFrame, schema: KdlSchema, path: Path) -> list[str]:
-    """Rows without subject, trial or a treatment are an error (a cut or garbled file);
-    rows without some outcome are kept, with a note."""
-    keys = [schema.subject, schema.trial, *schema.treatments]
-    broken = frame[keys].isna().any(axis=1)
-    if broken.any():
-        lines = (broken[broken].index[:5] + 2).tolist()  # 1-based, after the header
-        raise ValueError(f"{path}: {int(broken.sum())} row(s) lack a subject, trial or treatment "
-                         f"value (lines {lines}...); the file may be cut off or malformed")
+def _check_levels(table: Table, frame: pd.DataFrame, schema: KdlSchema,
+                  levels: Mapping[str, Sequence] | None) -> None:
+    """Each treatment at the layout's levels (or ``levels[t]``); then each run once."""
+    levels = dict(levels or {})
+    stray = sorted(set(levels) - set(schema.treatments))
+    if stray:
+        raise ValueError(f"levels= names {stray}, which are not treatments of the KDL "
+                         f"{schema.domain} layout ({list(schema.treatments)})")
+    for t in schema.treatments:
+        expected = tuple(levels.get(t, schema.levels[t]))
+        check_levels(table, t, expected, frame,
+                     hint=f" (the KDL {schema.domain} layout; pass levels={{{t!r}: [...]}} if "
+                          "the file codes this treatment otherwise)")
+
+
+def _mark_missing(table: Table, frame: pd.DataFrame, schema: KdlSchema) -> tuple[pd.DataFrame, list[str]]:
+    """Rows without some outcome are kept as failed runs (``status``); missing covariate
+    values are counted in a note."""
+    notes = []
     outcomes = [c for c in schema.outcomes if c in frame]
-    partial = int(frame[outcomes].isna().any(axis=1).sum())
-    return [f"{partial} row(s) with a missing outcome value"] if partial else []
+    partial = frame[outcomes].isna().any(axis=1).to_numpy()
+    if partial.any():
+        rows = np.flatnonzero(partial)
+        frame = frame.assign(status=np.where(partial, "missing outcome", "ok"))
+        notes.append(f"{len(rows)} row(s) with a missing outcome value ({table.where(rows)}) kept "
+                     "with status 'missing outcome': .ok() and .complete() leave them out")
+    covariates = [c for c in schema.covariates if c in frame]
+    empty = frame[covariates].isna().sum()
+    for column, n in empty[empty > 0].items():
+        notes.append(f"covariate {column}: {int(n)} missing value(s)")
+    return frame, notes
 
 
 def _drop_constant(frame: pd.DataFrame, schema: KdlSchema) -> tuple[pd.DataFrame, list[str]]:
@@ -203,7 +241,7 @@ def _is_constant(column: pd.Series) -> bool:
     return not missing.any() and bool((column == column.iloc[0]).all())
 
 
-def _to_flags(frame: pd.DataFrame, schema: KdlSchema, path: Path) -> tuple[pd.DataFrame, list[str]]:
+def _to_flags(frame: pd.DataFrame, schema: KdlSchema, table: Table) -> tuple[pd.DataFrame, list[str]]:
     """Treatments written as True/False (or yes/no) become 1/0; numeric levels stay."""
     notes = []
     for t in schema.treatments:
@@ -213,12 +251,12 @@ def _to_flags(frame: pd.DataFrame, schema: KdlSchema, path: Path) -> tuple[pd.Da
             notes.append(f"treatment {t}: True/False read as 1/0")
         elif not pd.api.types.is_numeric_dtype(column):
             mapped = column.astype(str).str.strip().str.lower().map(_BOOLEAN)
-            if mapped.isna().any():
-                bad = sorted(column[mapped.isna()].astype(str).unique())[:5]
-                raise ValueError(f"{path}: treatment {t!r} has values {bad}; expected numeric "
-                                 "levels or True/False")
+            unknown = mapped.isna().to_numpy()
+            if unknown.any():
+                bad = sorted(column[unknown].astype(str).unique())[:5]
+                raise DataFileError(f"{table.path}: treatment {t!r} has values {bad} "
+                                    f"({table.where(np.flatnonzero(unknown))}); expected numeric "
+                                    "levels or True/False")
             frame[t] = mapped.astype("int8")
             notes.append(f"treatment {t}: True/False read as 1/0")
-        if frame[t].isna().any():
-            raise ValueError(f"{path}: treatment {t!r} has {int(frame[t].isna().sum())} empty values")
     return frame, notes
