@@ -14,7 +14,8 @@ Built in (paper 003 Sec. 3.4 used Fisher-Z for the tests and BIC for the score):
 * ``hc``: greedy hill climbing (pgmpy ``HillClimbSearch``, discrete BIC score) -> DAG
 * ``pc``: PC-stable (causal-learn) -> CPDAG
 * ``fci``: FCI (causal-learn) -> PAG
-* ``ges``: Greedy Equivalence Search with the BDeu score (causal-learn) -> CPDAG
+* ``ges``: Greedy Equivalence Search with the BDeu score (:mod:`causaleval.ges`: causal-learn's
+  CPDAGs, faster) -> CPDAG; ``ges_causallearn``: causal-learn's own GES, for comparison
 * ``mmhc``: Max-Min Hill-Climbing (:mod:`causaleval.mmhc`; MMPC skeleton with
   ``chi_square`` or ``g_test``, then pgmpy's BDeu hill climbing inside it) -> DAG
 
@@ -145,8 +146,20 @@ def fci(data: pd.DataFrame, *, ci_test: str, alpha: float, seed: int) -> CausalG
     return CausalGraph.from_causallearn(graph, name="fci")
 
 
-@register_learner("ges", output="CPDAG", library="causal-learn")
+@register_learner("ges", output="CPDAG", library="causaleval")
 def ges(data: pd.DataFrame, *, ci_test: str, alpha: float, seed: int) -> CausalGraph:
+    """GES (Chickering 2002) with the BDeu score, :mod:`causaleval.ges`; no tests.
+
+    The same operators, tie-breaking and local scores (bit for bit) as causal-learn's
+    ``ges(score_func="local_score_BDeu")``, hence the same CPDAG (``ges_causallearn``).
+    """
+    from causaleval.ges import ges as kit_ges
+
+    return kit_ges(data, score="bdeu").graph
+
+
+@register_learner("ges_causallearn", output="CPDAG", library="causal-learn")
+def ges_causallearn(data: pd.DataFrame, *, ci_test: str, alpha: float, seed: int) -> CausalGraph:
     """GES (Chickering 2002) with causal-learn's discrete BDeu local score; no tests.
 
     causal-learn's BDeu score calls pandas ``get_group`` in a way pandas 2 warns about on
@@ -158,7 +171,7 @@ def ges(data: pd.DataFrame, *, ci_test: str, alpha: float, seed: int) -> CausalG
         warnings.filterwarnings("ignore", category=FutureWarning, module="causallearn")
         result = cl_ges(data.to_numpy(float), score_func="local_score_BDeu",
                         node_names=[str(c) for c in data.columns])
-    return CausalGraph.from_causallearn(result["G"], name="ges")
+    return CausalGraph.from_causallearn(result["G"], name="ges_causallearn")
 
 
 @register_learner("mmhc", output="DAG", library="causaleval + pgmpy")
