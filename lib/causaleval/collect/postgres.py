@@ -1,11 +1,26 @@
 """The PostgreSQL query domain: the generated workload on a private PostgreSQL server.
 
 The kit starts its own server from the machine's PostgreSQL binaries (Debian's
-``postgresql`` package; ``make`` installs it), on a fresh data directory in a temporary
-folder, listening on 127.0.0.1 at a free port, and stops it at the end. PostgreSQL
-refuses to run as root: when the kit runs as root it runs the server as the dedicated
-system user ``causaleval`` (created with ``useradd`` when missing; ``CAUSALEVAL_PG_USER``
-names another).
+``postgresql`` package; ``make`` installs it) on a fresh data directory, and removes it at
+the end. PostgreSQL refuses to run as root: when the kit runs as root it runs the server
+as the dedicated system user ``causaleval`` (created with ``useradd`` when missing;
+``CAUSALEVAL_PG_USER`` names another).
+
+Who can connect: only the collector. The server listens on no TCP address, only on a Unix
+socket inside its private folder ``$TMPDIR/causaleval-pg-*`` (mode 0700, owned by the
+server's user, so other users cannot reach the socket), and ``pg_hba.conf`` admits one
+role, ``causaleval``, by ``peer`` authentication mapped from the collector's system user
+alone (``pg_ident.conf``); every other connection is rejected.
+
+The server never outlives its collection. It runs under a small supervisor
+(``python -m causaleval.collect.postgres``, in its own session, so a Ctrl-C reaches only the
+collector): the supervisor reads a pipe from the collector and, when the pipe closes (the
+collector closed it, exited, or was killed, even by ``kill -9``) or its parent changes, or
+on SIGTERM/SIGINT/SIGHUP, it stops the server with a fast shutdown and deletes the folder.
+The server carries the Linux parent-death signal (SIGINT, a fast shutdown) in case the
+supervisor itself is killed, and a collection records the folder and the process ids in
+``<out>/.work/postgres-server.json``: the next run into the same output folder stops any
+server left by a killed collection and deletes its folder before it starts its own.
 
 Treatments, three levels each (27 cells), as in Gentzel et al. (2019, supp. Sec. 1.2):
 
@@ -15,10 +30,12 @@ Treatments, three levels each (27 cells), as in Gentzel et al. (2019, supp. Sec.
 * ``memory_level`` 0/1/2: ``temp_buffers``/``work_mem`` of 800kB/64kB, 8MB/1MB, 100MB/50MB.
 
 ``shared_buffers`` is 128kB, as in the paper, so little stays cached between runs.
-Outcomes come from ``EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON)``: ``runtime_ms`` (planning
-plus execution), ``planning_ms``, ``execution_ms``, ``shared_hit_blocks``,
-``shared_read_blocks``, ``temp_read_blocks``, ``temp_written_blocks``, ``rows_returned``.
-A run past the statement timeout is recorded as ``timeout``.
+Outcomes come from ``EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON)``, measured inside the server
+(so the client's connection does not enter them): ``runtime_ms`` (planning plus execution),
+``planning_ms``, ``execution_ms``, ``shared_hit_blocks``, ``shared_read_blocks``,
+``temp_read_blocks``, ``temp_written_blocks``, ``rows_returned``. A run past the statement
+timeout is recorded as ``timeout``; a lost connection to the server stops the collection
+(resumable) instead of being recorded as failed runs.
 
 Each index-level database keeps one connection; the cell's settings are SET before
 every run, and the run order is shuffled, so consecutive runs rarely share a setting.
@@ -26,17 +43,24 @@ every run, and the run order is shuffled, so consecutive runs rarely share a set
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import io
+import json
 import os
 import pwd
+import select
 import shutil
-import socket
+import signal
 import subprocess
+import sys
 import tempfile
+import time
 from pathlib import Path
 
 from causaleval.collect.engine import QueryFailed
 from causaleval.collect.stackdb import StackDatabase, create_statements, index_statements
+from causaleval.report import atomic_write
 
 TREATMENTS = {"index_level": (0, 1, 2), "page_cost": (0, 1, 2), "memory_level": (0, 1, 2)}
 OUTCOMES = ("runtime_ms", "planning_ms", "execution_ms", "shared_hit_blocks",
@@ -45,13 +69,22 @@ PAGE_COST = {0: (5, 1), 1: (2, 2), 2: (1, 5)}  # random_page_cost, seq_page_cost
 MEMORY = {0: ("800kB", "64kB"), 1: ("8MB", "1MB"), 2: ("100MB", "50MB")}  # temp_buffers, work_mem
 SERVER_SETTINGS = {"shared_buffers": "128kB", "autovacuum": "off", "fsync": "off",
                    "synchronous_commit": "off", "full_page_writes": "off", "max_connections": "20",
-                   "jit": "off", "listen_addresses": "127.0.0.1"}
+                   "jit": "off", "listen_addresses": "", "port": "5432",
+                   "unix_socket_permissions": "0700"}
 ROLE = "causaleval"
 DEBIAN_ROOT = Path("/usr/lib/postgresql")
+FOLDER_PREFIX = "causaleval-pg-"
+PIDFILE = "postgres-server.json"  # in the collection's work folder
+STOP_WAIT_S = 30.0  # for a fast shutdown, before an immediate one
+HBA = ("# causaleval: the role causaleval alone, over the private Unix socket alone, from the\n"
+       "# collector's system user alone (map in pg_ident.conf); no TCP, everything else rejected\n"
+       f"local all {ROLE} peer map=collector\n")
+_SUPERVISOR = ("import sys; sys.path.insert(0, sys.argv[1]); "
+               "from causaleval.collect.postgres import supervise; sys.exit(supervise(sys.argv[2]))")
 
 
 def find_bindir() -> Path:
-    """The folder with ``initdb``, ``pg_ctl`` and ``postgres`` (newest Debian version first)."""
+    """The folder with ``initdb`` and ``postgres`` (newest Debian version first)."""
     candidates = []
     if os.environ.get("CAUSALEVAL_PG_BINDIR"):
         candidates.append(Path(os.environ["CAUSALEVAL_PG_BINDIR"]))
@@ -61,29 +94,28 @@ def find_bindir() -> Path:
     if shutil.which("initdb"):
         candidates.append(Path(shutil.which("initdb")).parent)
     for folder in candidates:
-        if all((folder / tool).exists() for tool in ("initdb", "pg_ctl", "postgres")):
+        if all((folder / tool).exists() for tool in ("initdb", "postgres")):
             return folder
     raise RuntimeError(
-        "no PostgreSQL server binaries (initdb, pg_ctl, postgres) found in "
+        "no PostgreSQL server binaries (initdb, postgres) found in "
         f"{[str(c) for c in candidates] or '/usr/lib/postgresql/*/bin or PATH'}; install Debian's "
         "`postgresql` package (make does this) or set CAUSALEVAL_PG_BINDIR")
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 class PostgresServer:
-    """A private PostgreSQL server: ``with PostgresServer() as server: server.connect(db)``."""
+    """A private PostgreSQL server: ``with PostgresServer() as server: server.connect(db)``.
 
-    def __init__(self, port: int | None = None, bindir: Path | None = None,
-                 settings: dict[str, str] | None = None):
+    ``pidfile`` (optional) records the server's folder and process ids while it runs; a
+    server started with the same ``pidfile`` first stops the one recorded there, if any.
+    """
+
+    def __init__(self, bindir: Path | None = None, settings: dict[str, str] | None = None,
+                 pidfile: Path | None = None):
         self.bindir = Path(bindir) if bindir else find_bindir()
-        self.port = port or free_port()
         self.settings = {**SERVER_SETTINGS, **(settings or {})}
-        self.datadir: Path | None = None
+        self.pidfile = Path(pidfile) if pidfile else None
+        self.base: Path | None = None  # the private folder: data directory, socket, log
+        self._supervisor: subprocess.Popen | None = None
         self._user = _server_user()
 
     def __enter__(self) -> PostgresServer:
@@ -93,53 +125,220 @@ class PostgresServer:
     def __exit__(self, *exc) -> None:
         self.stop()
 
+    @property
+    def datadir(self) -> Path | None:
+        return None if self.base is None else self.base / "data"
+
     def version(self) -> str:
         return subprocess.run([str(self.bindir / "postgres"), "--version"], capture_output=True,
                               text=True, check=True).stdout.strip()
 
     def start(self) -> None:
-        base = Path(tempfile.mkdtemp(prefix="causaleval-pg-"))
-        self.datadir = base / "data"
+        if self.pidfile is not None and self.pidfile.exists():
+            stop_stale(self.pidfile)
+        self.base = Path(tempfile.mkdtemp(prefix=FOLDER_PREFIX))  # mode 0700
+        try:
+            answer = self._launch()
+        except BaseException:
+            self.stop()
+            raise
+        if "ready" not in answer:
+            base = self.base
+            self.stop()
+            raise RuntimeError(f"PostgreSQL did not start in {base}: {answer['error']}")
+
+    def _launch(self) -> dict:
+        """Start the supervisor; its answer, ``{"ready": postmaster pid}`` or ``{"error": ...}``."""
         if self._user:
-            os.chown(base, self._user.pw_uid, self._user.pw_gid)
-        self._pg("initdb", "-D", str(self.datadir), "-U", ROLE, "-A", "trust", "-E", "UTF8",
-                 "--no-sync", "--no-instructions", "--locale=C")
-        options = " ".join(f"-c {k}={v}" for k, v in self.settings.items())
-        options += f" -p {self.port} -c unix_socket_directories={base}"
-        started = self._pg("pg_ctl", "-D", str(self.datadir), "-l", str(base / "server.log"),
-                           "-o", options, "-w", "-t", "60", "start", check=False)
-        if started.returncode != 0:
-            log = (base / "server.log").read_text(errors="replace") if (base / "server.log").exists() else ""
-            self._remove()
-            hint = " (the port is taken; pass another port)" if "already in use" in log else ""
-            raise RuntimeError(f"PostgreSQL did not start on 127.0.0.1:{self.port}{hint}:\n"
-                               f"{started.stderr.strip()}\n{log[-1500:]}")
+            os.chown(self.base, self._user.pw_uid, self._user.pw_gid)
+        state = {"base": str(self.base), "collector": os.getpid()}
+        self._record(state)
+        spec = {"base": str(self.base), "bindir": str(self.bindir), "settings": self.settings,
+                "user": self._user.pw_name if self._user else None}
+        library = str(Path(__file__).resolve().parents[2])
+        # -I: no current folder and no PYTHON* variables on the path; a session of its own,
+        # so a Ctrl-C in the terminal reaches only the collector, which then stops the server
+        self._supervisor = subprocess.Popen(
+            [sys.executable, "-I", "-c", _SUPERVISOR, library, json.dumps(spec)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd="/",
+            start_new_session=True)
+        state["supervisor"] = self._supervisor.pid
+        self._record(state)
+        line = self._supervisor.stdout.readline()
+        if not line:
+            return {"error": f"its supervisor exited with code {self._supervisor.wait()} (see above)"}
+        answer = json.loads(line)
+        if "ready" in answer:
+            self._record({**state, "postmaster": answer["ready"]})
+        return answer
 
     def stop(self) -> None:
-        if self.datadir is None:
+        """Close the supervisor's pipe: it stops the server (fast shutdown) and deletes the folder."""
+        if self.base is None:
             return
-        self._pg("pg_ctl", "-D", str(self.datadir), "-m", "fast", "-w", "stop", check=False)
-        self._remove()
+        if self._supervisor is not None:
+            self._supervisor.stdin.close()
+            try:
+                self._supervisor.wait(timeout=STOP_WAIT_S + 30)
+            except subprocess.TimeoutExpired:
+                self._supervisor.kill()
+                self._supervisor.wait()
+            self._supervisor.stdout.close()
+            self._supervisor = None
+        _remove(self.base)  # what a failed supervisor left, if anything
+        if self.pidfile is not None:
+            self.pidfile.unlink(missing_ok=True)
+        self.base = None
 
     def connect(self, dbname: str = "postgres"):
         import psycopg
 
-        return psycopg.connect(host="127.0.0.1", port=self.port, user=ROLE, dbname=dbname,
-                               autocommit=True, connect_timeout=30)
+        return psycopg.connect(host=str(self.base), port=self.settings["port"], user=ROLE,
+                               dbname=dbname, autocommit=True, connect_timeout=30)
 
-    def _pg(self, tool: str, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-        kwargs = {"user": self._user.pw_uid, "group": self._user.pw_gid, "extra_groups": []} \
-            if self._user else {}
-        result = subprocess.run([str(self.bindir / tool), *args], capture_output=True, text=True,
-                                cwd=tempfile.gettempdir(), **kwargs)
-        if check and result.returncode != 0:
-            raise RuntimeError(f"{tool} failed ({result.returncode}): {result.stderr.strip()}")
-        return result
+    def _record(self, state: dict) -> None:
+        if self.pidfile is not None:
+            text = json.dumps(state, indent=1) + "\n"
+            atomic_write(self.pidfile, lambda p: Path(p).write_text(text))
 
-    def _remove(self) -> None:
-        if self.datadir is not None:
-            shutil.rmtree(self.datadir.parent, ignore_errors=True)
-            self.datadir = None
+
+def stop_stale(pidfile: Path) -> None:
+    """Stop the server a killed collection left (``pidfile`` records it) and delete its folder."""
+    try:
+        state = json.loads(Path(pidfile).read_text())
+        base, collector = Path(state["base"]), int(state["collector"])
+        supervisor = int(state.get("supervisor", 0))
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise RuntimeError(
+            f"{pidfile}: unreadable record of an earlier PostgreSQL server ({err}); stop that "
+            f"server if it still runs, delete its {FOLDER_PREFIX}* folder, then this file") from err
+    if not (base.is_absolute() and base.name.startswith(FOLDER_PREFIX) and ".." not in base.parts):
+        raise RuntimeError(f"{pidfile}: names {base}, not a folder {FOLDER_PREFIX}* this kit makes; "
+                           "delete the file after checking")
+    if supervisor and _runs(supervisor, str(base)):
+        if _parent(supervisor) == collector:
+            raise RuntimeError(f"{pidfile}: the collection that started this server (pid "
+                               f"{collector}) still runs; let it finish or stop it first")
+        _end(supervisor, str(base), ((signal.SIGTERM, STOP_WAIT_S + 10), (signal.SIGKILL, 10)))
+    _remove(base)
+    Path(pidfile).unlink(missing_ok=True)
+
+
+def supervise(spec_json: str) -> int:
+    """The supervisor (run by :meth:`PostgresServer.start`): start the server, report
+    ``{"ready": pid}`` or ``{"error": message}`` on stdout, wait until the collector closes
+    the pipe on stdin or dies, then stop the server and delete its folder."""
+    spec = json.loads(spec_json)
+    base, parent, server = Path(spec["base"]), os.getppid(), None
+
+    def leave(signum, frame):
+        raise SystemExit(128 + signum)
+
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, leave)
+    try:
+        server = _start_server(base, Path(spec["bindir"]), spec["settings"], spec["user"])
+        _report({"ready": server.pid})
+        while server.poll() is None and os.getppid() == parent:
+            readable, _, _ = select.select([sys.stdin], [], [], 0.5)
+            if readable and not os.read(sys.stdin.fileno(), 4096):
+                break  # the collector closed the pipe, or died
+    except RuntimeError as err:
+        _report({"error": str(err)})
+    finally:
+        for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(signum, signal.SIG_IGN)
+        if server is not None:
+            _end(server.pid, str(base / "data"))
+            server.wait()
+        shutil.rmtree(base, ignore_errors=True)
+    return 0
+
+
+def _start_server(base: Path, bindir: Path, settings: dict, user: str | None) -> subprocess.Popen:
+    """initdb, the access rules, then the postmaster; returns once it accepts connections."""
+    datadir, log = base / "data", base / "server.log"
+    account = pwd.getpwnam(user) if user else None
+    as_user = {"user": account.pw_uid, "group": account.pw_gid, "extra_groups": []} if account else {}
+    initdb = subprocess.run(
+        [str(bindir / "initdb"), "-D", str(datadir), "-U", ROLE, "-A", "reject", "-E", "UTF8",
+         "--no-sync", "--no-instructions", "--locale=C"],
+        capture_output=True, text=True, cwd=base, **as_user)
+    if initdb.returncode != 0:
+        raise RuntimeError(f"initdb failed ({initdb.returncode}): {initdb.stderr.strip()}")
+    (datadir / "pg_hba.conf").write_text(HBA)
+    collector = pwd.getpwuid(os.geteuid()).pw_name
+    (datadir / "pg_ident.conf").write_text(f"collector {collector} {ROLE}\n")
+    options = [arg for key, value in {**settings, "unix_socket_directories": str(base)}.items()
+               for arg in ("-c", f"{key}={value}")]
+    with open(log, "wb") as out:
+        server = subprocess.Popen([str(bindir / "postgres"), "-D", str(datadir), *options],
+                                  stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                  cwd=base, preexec_fn=_parent_death_signal(), **as_user)
+    deadline = time.monotonic() + 60
+    while server.poll() is None and time.monotonic() < deadline:
+        with contextlib.suppress(FileNotFoundError):
+            status = (datadir / "postmaster.pid").read_text().split("\n")
+            if len(status) > 7 and status[7].strip() == "ready":
+                return server
+        time.sleep(0.05)
+    _end(server.pid, str(datadir))
+    server.wait()
+    raise RuntimeError(f"the server did not accept connections within 60 s:\n"
+                       f"{log.read_text(errors='replace')[-1500:]}")
+
+
+def _parent_death_signal():
+    """A ``preexec_fn`` giving the server SIGINT (fast shutdown) when the supervisor dies."""
+    if not sys.platform.startswith("linux"):
+        return None
+    prctl = ctypes.CDLL(None, use_errno=True).prctl  # loaded before the fork
+    return lambda: prctl(1, signal.SIGINT)  # 1 = PR_SET_PDEATHSIG
+
+
+def _report(answer: dict) -> None:
+    with contextlib.suppress(BrokenPipeError):
+        print(json.dumps(answer), flush=True)
+
+
+def _remove(base: Path) -> None:
+    """Stop the postmaster of ``base/data`` if one runs, then delete ``base``."""
+    datadir = base / "data"
+    with contextlib.suppress(OSError, ValueError):
+        _end(int((datadir / "postmaster.pid").read_text().split("\n", 1)[0]), str(datadir))
+    shutil.rmtree(base, ignore_errors=True)
+
+
+def _end(pid: int, marker: str, steps=((signal.SIGINT, STOP_WAIT_S), (signal.SIGQUIT, 10.0),
+                                       (signal.SIGKILL, 10.0))) -> None:
+    """Signal process ``pid`` (if it still runs with ``marker`` in its command line) until
+    it exits: for a postmaster a fast shutdown, then an immediate one, then SIGKILL."""
+    for signum, seconds in steps:
+        if not _runs(pid, marker):
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signum)
+        deadline = time.monotonic() + seconds
+        while _runs(pid, marker) and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+
+def _runs(pid: int, marker: str) -> bool:
+    """Whether ``pid`` is a live process with ``marker`` in its command line (a reused pid
+    or a zombie has not)."""
+    try:
+        return marker in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+    except OSError:
+        return False
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    return next((int(line.split()[1]) for line in status.splitlines() if line.startswith("PPid:")),
+                None)
 
 
 def _server_user() -> pwd.struct_passwd | None:
@@ -161,14 +360,18 @@ def _server_user() -> pwd.struct_passwd | None:
 
 
 class PostgresEngine:
-    """Runs queries on the three index-level databases of a private server."""
+    """Runs queries on the three index-level databases of a private server.
+
+    The server's record (:data:`PIDFILE`) is kept in ``workdir``, in the collection's output
+    folder, so a rerun there stops a server a killed collection left.
+    """
 
     name = "postgres"
     treatments = TREATMENTS
     outcomes = OUTCOMES
 
-    def __init__(self, db: StackDatabase, workdir: Path, port: int | None = None):
-        self.server = PostgresServer(port=port)
+    def __init__(self, db: StackDatabase, workdir: Path):
+        self.server = PostgresServer(pidfile=Path(workdir) / PIDFILE)
         self.server.start()
         try:
             self.connections = {level: self._load(db, level) for level in TREATMENTS["index_level"]}
@@ -208,14 +411,17 @@ class PostgresEngine:
         conn = self.connections[cell["index_level"]]
         random_cost, seq_cost = PAGE_COST[cell["page_cost"]]
         temp_buffers, work_mem = MEMORY[cell["memory_level"]]
-        conn.execute(f"SET random_page_cost = {random_cost}; SET seq_page_cost = {seq_cost}; "
-                     f"SET temp_buffers = '{temp_buffers}'; SET work_mem = '{work_mem}'; "
-                     f"SET statement_timeout = {int(timeout_s * 1000)}")
         try:
+            conn.execute(f"SET random_page_cost = {random_cost}; SET seq_page_cost = {seq_cost}; "
+                         f"SET temp_buffers = '{temp_buffers}'; SET work_mem = '{work_mem}'; "
+                         f"SET statement_timeout = {int(timeout_s * 1000)}")
             plan = conn.execute(f"EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) {sql}").fetchone()[0][0]
         except psycopg.errors.QueryCanceled as err:
             raise QueryFailed("timeout", f"no result within {timeout_s} s") from err
         except psycopg.Error as err:
+            if conn.broken:  # the server went away: not an outcome of this run
+                raise RuntimeError(f"lost the connection to the PostgreSQL server in "
+                                   f"{self.server.base}: {err}") from err
             raise QueryFailed("error", f"{type(err).__name__}: {str(err).strip()}") from err
         top = plan["Plan"]
         return {
