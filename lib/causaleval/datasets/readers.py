@@ -9,10 +9,11 @@ column, what was found and what was expected:
 
 * the file exists and is not empty; a ``.gz`` file decompresses completely (a truncated or
   corrupt stream is refused, never read in part);
-* the text is UTF-8 (a byte-order mark is allowed); ``\\r\\n`` line ends are fine;
-* the header names each column once and has more than one field (a single field holding
-  ``;``, ``|``, a tab or a comma means another separator); ``required`` columns are present
-  and, with ``exact``, no others;
+* the text is UTF-8 (a byte-order mark is allowed); ``\\r\\n`` line ends are fine, a carriage
+  return elsewhere is not;
+* the file has a header and at least one row; the header names each column once and has
+  more than one field (a single field holding ``;``, ``|``, a tab or a comma means another
+  separator); ``required`` columns are present and, with ``exact``, no others;
 * the last line ends with a newline: a file cut inside its last row is refused with that
   line's number, unless ``allow_truncated=True``, which drops the cut row with a note;
 * every row has as many fields as the header (blank lines in the middle included); trailing
@@ -30,6 +31,7 @@ import csv
 import gzip
 import io
 import json
+import re
 import shlex
 import zlib
 from collections.abc import Iterable, Mapping, Sequence
@@ -107,15 +109,16 @@ def read_manifest(path: str | Path, required: Mapping[str, type | tuple[type, ..
 
 def read_table(
     path: str | Path, *, sep: str | None = ",", required: Sequence[str] = (), exact: bool = False,
-    numeric: Sequence[str] = (), nonnegative: Sequence[str] = (), row_names: bool = False,
-    allow_truncated: bool = False,
+    numeric: Sequence[str] = (), nonnegative: Sequence[str] = (), text: Sequence[str] = (),
+    row_names: bool = False, allow_truncated: bool = False,
 ) -> Table:
     """Read a delimited text file (optionally ``.gz``) by the rules of this module.
 
     ``sep=None`` picks ``,`` if the header holds one, else a tab, else runs of whitespace
     (the text R's ``write.table`` writes). ``row_names=True`` accepts R's row names (every
     data row one field longer than the header; the names are dropped). Columns are named as in
-    the header; ``required``, ``numeric`` and ``nonnegative`` refer to those names.
+    the header; ``required``, ``numeric``, ``nonnegative`` and ``text`` (read as strings, so
+    an identifier ``007`` stays ``"007"``) refer to those names.
     """
     path = Path(path)
     data = read_bytes(path)
@@ -125,6 +128,11 @@ def read_table(
         sep = "," if "," in header_text else ("\t" if "\t" in header_text else WHITESPACE)
     header = _fields(header_text, sep)
     _check_header(path, header, header_text, sep, required, exact)
+    stray = re.search(rb"\r(?!\n)", data) if b"\r" in data else None
+    if stray:
+        line = data.count(b"\n", 0, stray.start()) + 1
+        raise DataFileError(f"{path}: a carriage return inside line {line}; expected lines ending "
+                            "in \\n or \\r\\n only")
     notes = []
     if not data.endswith(b"\n"):
         lines = data.count(b"\n") + 1
@@ -138,17 +146,20 @@ def read_table(
     if data.endswith((b"\n\n", b"\n\r\n")):
         data = data.rstrip(b"\r\n") + b"\n"
     try:
-        frame = pd.read_csv(io.BytesIO(data), sep=sep, low_memory=False, skip_blank_lines=False)
+        frame = pd.read_csv(io.BytesIO(data), sep=sep, low_memory=False, skip_blank_lines=False,
+                            dtype={c: str for c in text} or None)
     except UnicodeDecodeError as err:
-        raise DataFileError(f"{path}: bytes that are not UTF-8 text at offset {err.start}; "
-                            "expected a UTF-8 text file (the file may be corrupt)") from err
-    except (pd.errors.ParserError, pd.errors.EmptyDataError) as err:
+        _decode(path, data)  # names the line
+        raise DataFileError(f"{path}: bytes that are not UTF-8 text; expected a UTF-8 text file") from err
+    except pd.errors.ParserError as err:
         raise DataFileError(f"{path}: not a readable table ({str(err).strip()}); expected "
                             f"{len(header)} fields per line separated by {sep!r}") from err
     has_row_names = not isinstance(frame.index, pd.RangeIndex)
     if has_row_names and not row_names:
         raise DataFileError(f"{path}: line 2 has {len(header) + 1} fields, the header {len(header)}; "
                             "expected the same number of fields on every line")
+    if frame.empty:
+        raise DataFileError(f"{path}: a header and no rows; expected at least one row")
     frame = frame.reset_index(drop=True)
     table = Table(path, frame, tuple(notes), data.count(b"\n") == len(frame) + 1)
     _check_field_counts(table, data, sep, len(header) + has_row_names)
@@ -172,11 +183,12 @@ def check_keys(table: Table, keys: Sequence[str], frame: pd.DataFrame | None = N
     if repeated.any():
         copies = int(frame.duplicated(keep="first").to_numpy().sum())
         rows = np.flatnonzero(repeated)
-        first = frame.iloc[rows[0]][list(keys)].to_dict()
+        values = frame.iloc[rows[:5]][list(keys)]
+        examples = values.iloc[:, 0].tolist() if len(keys) == 1 else list(values.itertuples(index=False, name=None))
+        label = keys[0] if len(keys) == 1 else tuple(keys)
         raise DataFileError(
-            f"{table.path}: {len(rows)} {what}(s) repeat a {tuple(keys)} key of an earlier row "
-            f"({copies} of them identical copies), {table.where(rows)}, e.g. {first}; "
-            f"expected each key once")
+            f"{table.path}: duplicate {label} values {examples} in {len(rows)} {what}(s) ({copies} of "
+            f"them identical copies of an earlier row; {table.where(rows)}); expected each key once")
 
 
 def check_levels(table: Table, column: str, expected: Sequence, frame: pd.DataFrame | None = None,
@@ -209,12 +221,12 @@ def check_numbers(table: Table, numeric: Sequence[str], nonnegative: Sequence[st
         array = values.to_numpy(dtype=float)
         infinite = np.flatnonzero(np.isinf(array))
         if len(infinite):
-            raise DataFileError(f"{table.path}: column {column!r} holds {array[infinite[0]]!r} "
+            raise DataFileError(f"{table.path}: column {column!r} holds {float(array[infinite[0]])!r} "
                                 f"({table.where(infinite)}); expected finite numbers")
         if column in nonnegative:
             negative = np.flatnonzero(array < 0)
             if len(negative):
-                raise DataFileError(f"{table.path}: column {column!r} holds {array[negative[0]]!r} "
+                raise DataFileError(f"{table.path}: column {column!r} holds {float(array[negative[0]])!r} "
                                     f"({table.where(negative)}; {len(negative)} negative cell(s)); "
                                     "expected values >= 0")
 
@@ -224,8 +236,9 @@ def _decode(path: Path, raw: bytes) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as err:
-        raise DataFileError(f"{path}: bytes that are not UTF-8 text at offset {err.start}; "
-                            "expected a UTF-8 text file (the file may be corrupt)") from err
+        line = raw.count(b"\n", 0, err.start) + 1
+        raise DataFileError(f"{path}: bytes {raw[err.start:err.end]!r} that are not UTF-8 text on "
+                            f"line {line}; expected a UTF-8 text file (the file may be corrupt)") from err
 
 
 def _fields(line: str, sep: str) -> list[str]:
@@ -252,7 +265,7 @@ def _check_header(path: Path, header: list[str], text: str, sep: str, required: 
                             "expected each column once")
     missing = [c for c in required if c not in header]
     if missing:
-        raise DataFileError(f"{path}: missing column(s) {missing}; expected {list(required)}, "
+        raise DataFileError(f"{path}: missing columns {missing}; expected {list(required)}, "
                             f"the header has {header}")
     extra = [c for c in header if c not in required]
     if exact and extra:
@@ -262,10 +275,7 @@ def _check_header(path: Path, header: list[str], text: str, sep: str, required: 
 def _check_field_counts(table: Table, data: bytes, sep: str, expected: int) -> None:
     """A row with fewer fields than the header is padded with missing values by pandas, so
     its last column is empty: count the fields of exactly those rows' lines."""
-    frame = table.frame
-    if frame.shape[1] == 0 or not len(frame):
-        return
-    candidates = np.flatnonzero(frame.iloc[:, -1].isna().to_numpy())
+    candidates = np.flatnonzero(table.frame.iloc[:, -1].isna().to_numpy())
     if not len(candidates):
         return
     if table.line_per_row:
@@ -295,6 +305,7 @@ def _line_field_counts(path: Path, data: bytes, sep: str, lines: np.ndarray) -> 
     else:
         counts = np.add.reduceat(buf == ord(sep), bounds, dtype=np.int64)[::2] + 1
         parse = np.add.reduceat(buf == ord('"'), bounds, dtype=np.int64)[::2] > 0
+    counts[starts == stops] = 0  # blank lines
     for i in np.flatnonzero(parse):
         counts[i] = len(_fields(_decode(path, data[starts[i]:stops[i]]).rstrip("\r"), sep))
     return counts

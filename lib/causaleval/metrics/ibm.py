@@ -18,8 +18,8 @@ weights ``w_n = n |D_n|``: squared accuracy scores as ``sqrt(sum w E_n^2 / sum w
 others as ``sum w P_n / sum w`` (eq. 9), plus one ``enormse_<n>`` row per size.
 
 Where the public scorer silently returns garbage, these functions raise instead: an interval
-with l > r, a zero-width interval (CIC divides by it), NaN estimates, missing, duplicate or
-unknown ufids and sample ids. A true effect of exactly zero is scored as the scorer does: the
+with l > r, a zero-width interval (CIC divides by it), NaN or infinite estimates or true
+values, missing, duplicate or unknown ufids and sample ids. A true effect of exactly zero is scored as the scorer does: the
 ENoRMSE term becomes ``1 - (e_hat + delta) / delta``, about ``-e_hat * 1e7``, and the ENCIS term
 ``(r - l) / delta``, so one such instance dominates both scores (the paper's reason for adding
 the plain RMSE).
@@ -27,7 +27,11 @@ the plain RMSE).
 File formats (all comma-separated with a header): population predictions ``ufid, effect_size,
 li, ri``; individual predictions, one ``<ufid>.csv`` per instance with ``sample_id, y0, y1``;
 factual files ``<ufid>.csv`` with ``sample_id, z, y``; counterfactual files ``<ufid>_cf.csv``
-with ``sample_id, y0, y1``.
+with ``sample_id, y0, y1``. Every file is read strictly
+(:mod:`causaleval.datasets.readers`): exactly these columns, each named once; at least one
+row; ids read as text, present and unique; every other cell a finite number (only a factual
+``y`` may be empty: censored); a complete last line. An empty, header-only or damaged file is
+refused with its path (and line or column).
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from causaleval.datasets.readers import DataFileError, check_keys, read_table
 from causaleval.report import atomic_write
 
 DELTA = 1e-7
@@ -49,32 +54,27 @@ FACTUAL_COLUMNS = ("sample_id", "z", "y")
 
 
 # ---------------------------------------------------------------------------- files
-def _read(path: str | os.PathLike, columns: tuple[str, ...], key: str) -> pd.DataFrame:
-    path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"{path}: no such file")
-    frame = pd.read_csv(path)
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise ValueError(f"{path}: missing columns {missing}; expected {list(columns)}")
-    duplicated = frame.loc[frame[key].duplicated(), key].tolist()
-    if duplicated:
-        raise ValueError(f"{path}: duplicate {key} values {duplicated[:5]}")
-    frame = frame[list(columns)].set_index(key)
-    numeric = frame.apply(pd.to_numeric, errors="coerce")
-    bad = numeric.isna() & frame.notna()
-    if bad.any().any():
-        column = bad.any().idxmax()
-        raise ValueError(f"{path}: column {column!r} holds non-numeric values, e.g. at {key} "
-                         f"{bad.index[bad[column]].tolist()[:3]}")
-    return numeric
+def _read(path: str | os.PathLike, columns: tuple[str, ...], key: str,
+          allow_missing: tuple[str, ...] = ()) -> pd.DataFrame:
+    """One IBM file, read strictly (:mod:`causaleval.datasets.readers`): exactly ``columns``,
+    at least one row, each ``key`` once and as written (read as text), the other columns
+    finite numbers, missing only in ``allow_missing``."""
+    values = [c for c in columns if c != key]
+    table = read_table(path, required=columns, exact=True, numeric=values, text=[key])
+    check_keys(table, [key])
+    frame = table.frame[list(columns)]
+    for column in values:
+        empty = np.flatnonzero(frame[column].isna().to_numpy())
+        if len(empty) and column not in allow_missing:
+            ids = frame[key].iloc[empty[:5]].tolist()
+            raise DataFileError(f"{table.path}: missing values for {key}s {ids} in column {column!r} "
+                                f"({table.where(empty)}); expected a number in every cell")
+    return frame.set_index(key)
 
 
 def read_population(path: str | os.PathLike) -> pd.DataFrame:
     """A population prediction file: ``effect_size, li, ri`` indexed by ``ufid``."""
-    frame = _read(path, POPULATION_COLUMNS, "ufid")
-    frame.index = frame.index.astype(str)
-    return frame
+    return _read(path, POPULATION_COLUMNS, "ufid")
 
 
 def read_individual(path: str | os.PathLike) -> pd.DataFrame:
@@ -84,7 +84,7 @@ def read_individual(path: str | os.PathLike) -> pd.DataFrame:
 
 def read_factual(path: str | os.PathLike) -> pd.DataFrame:
     """A factual (observation) file: ``z, y`` indexed by ``sample_id`` (y may be NA: censored)."""
-    return _read(path, FACTUAL_COLUMNS, "sample_id")
+    return _read(path, FACTUAL_COLUMNS, "sample_id", allow_missing=("y",))
 
 
 def counterfactual_files(cf_dir: str | os.PathLike) -> dict[str, Path]:
@@ -161,6 +161,12 @@ def population_statistics(truth: pd.DataFrame, estimates: pd.DataFrame) -> pd.Da
     nan = est.index[est[["effect_size", "li", "ri"]].isna().any(axis=1)].tolist()
     if nan:
         raise ValueError(f"population predictions: missing values for ufids {nan[:5]}")
+    infinite = est.index[np.isinf(est[["effect_size", "li", "ri"]].to_numpy(float)).any(axis=1)].tolist()
+    if infinite:
+        raise ValueError(f"population predictions: infinite values for ufids {infinite[:5]}")
+    unknown_truth = truth.index[~np.isfinite(truth["effect"].to_numpy(float))].tolist()
+    if unknown_truth:
+        raise ValueError(f"true effects: missing or infinite for ufids {unknown_truth[:5]}")
     reversed_ = est.index[est["li"] > est["ri"]].tolist()
     if reversed_:
         raise ValueError(f"population predictions: li > ri (an interval with its ends swapped) "
@@ -207,8 +213,10 @@ def individual_statistics(truth: Mapping[str, pd.DataFrame], estimates: Mapping[
             raise ValueError(f"individual predictions for {ufid}: sample ids {list(lost[:3])} missing"
                              f" and {list(extra[:3])} unknown ({len(lost)} and {len(extra)} in all)")
         est = est.loc[gt.index]
-        if est[["y0", "y1"]].isna().any().any():
-            raise ValueError(f"individual predictions for {ufid}: missing y0 or y1 values")
+        if not np.isfinite(est[["y0", "y1"]].to_numpy(float)).all():
+            raise ValueError(f"individual predictions for {ufid}: missing or infinite y0 or y1 values")
+        if not np.isfinite(gt[["y0", "y1"]].to_numpy(float)).all():
+            raise ValueError(f"counterfactual truth for {ufid}: missing or infinite y0 or y1 values")
         e, e_hat = gt["y1"] - gt["y0"], est["y1"] - est["y0"]
         rows[ufid] = {"size": len(gt), "bias": float((e_hat - e).mean()), "mse": float(((e_hat - e) ** 2).mean()),
                       "enormse": float(((1 - (e_hat + DELTA) / (e + DELTA)) ** 2).mean())}
