@@ -83,7 +83,7 @@ def test_kill_9_of_the_collector_stops_the_server_and_the_rerun_completes(tmp_pa
     assert _server_processes(state) and Path(state["base"]).is_dir()
     procs[0].send_signal(signal.SIGKILL)
     procs[0].wait()
-    assert _wait_for(lambda: _gone(state), 10), f"left behind: {_server_processes(state)}, {state['base']}"
+    assert _wait_for(lambda: _gone(state), 15), f"left behind: {_server_processes(state)}, {state['base']}"
     assert cli.main(args) == 0
     runs = pd.read_csv(out / "runs.csv.gz")
     assert len(runs) == 2 * 27 and (runs["status"] == "ok").all()
@@ -103,7 +103,7 @@ def test_a_server_left_by_killed_collector_and_supervisor_is_removed_by_the_next
     for pid in (state["supervisor"], state["collector"]):
         os.kill(pid, signal.SIGKILL)
     # the postmaster gets its parent-death signal (a fast shutdown); the folder stays behind
-    assert _wait_for(lambda: not _server_processes(state), 10)
+    assert _wait_for(lambda: not _server_processes(state), 15)
     assert Path(state["base"]).is_dir()
     with postgres.PostgresServer(pidfile=pidfile) as server:
         assert not Path(state["base"]).exists() and server.base != Path(state["base"])

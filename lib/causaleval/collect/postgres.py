@@ -229,7 +229,7 @@ def supervise(spec_json: str) -> int:
     ``{"ready": pid}`` or ``{"error": message}`` on stdout, wait until the collector closes
     the pipe on stdin or dies, then stop the server and delete its folder."""
     spec = json.loads(spec_json)
-    base, parent, server = Path(spec["base"]), os.getppid(), None
+    base, parent = Path(spec["base"]), os.getppid()
 
     def leave(signum, frame):
         raise SystemExit(128 + signum)
@@ -248,10 +248,7 @@ def supervise(spec_json: str) -> int:
     finally:
         for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             signal.signal(signum, signal.SIG_IGN)
-        if server is not None:
-            _end(server.pid, str(base / "data"))
-            server.wait()
-        shutil.rmtree(base, ignore_errors=True)
+        _remove(base)  # a server still starting has the parent-death signal when we exit
     return 0
 
 
