@@ -349,3 +349,15 @@ def test_reader_rules_hold_without_a_loader(tmp_path):
         read_table(path)
     with pytest.raises(FileNotFoundError, match="nothere.csv: no such file"):
         read_table(tmp_path / "nothere.csv")
+
+
+def test_missing_covariate_is_noted_at_load_and_refused_when_discretized(tmp_path):
+    from causaleval.datasets.factorial import discretize
+
+    _postgres(tmp_path)
+    path = tmp_path / "postgres" / KDL_FILE
+    path.write_text(_set(path.read_text(), 2, "rows", ""))
+    data = load_kdl("postgres", tmp_path)
+    assert "covariate rows: 1 missing value(s)" in data.notes
+    with pytest.raises(ValueError, match=r"kdl/postgres: 1 finished run\(s\) without a 'rows' value"):
+        discretize(data.complete(), 3, columns=["rows", "runtime"])

@@ -253,7 +253,9 @@ def discretize(data: FactorialData, bins: int = 3, columns: Iterable[str] | None
     number of cut points ``< x``: bins closed on the right, as ``pandas.qcut``; repeated
     cut points merge bins, so heavily tied columns get fewer); a column with at most ``bins`` distinct values, or a non-numeric one, is
     coded by the rank of its distinct values. The cut points are kept in ``notes``, so the
-    same coding can be stated and reapplied. Failed runs keep a missing value.
+    same coding can be stated and reapplied. Failed runs keep a missing value; a finished
+    run without a value (a missing covariate) is an error naming the column, as its code
+    could not be used downstream.
     """
     if bins < 2:
         raise ValueError(f"bins must be at least 2, got {bins}")
@@ -263,6 +265,12 @@ def discretize(data: FactorialData, bins: int = 3, columns: Iterable[str] | None
     if stray:
         raise ValueError(f"{data.name}: can only discretize outcomes and covariates, not {stray}")
     ok = data.ok()
+    empty = ok[columns].isna().sum()
+    if empty.any():
+        column = empty.idxmax()
+        raise ValueError(f"{data.name}: {int(empty[column])} finished run(s) without a {column!r} value "
+                         f"(columns with gaps: {empty[empty > 0].to_dict()}); expected a value in every "
+                         "finished run: leave those subjects out or choose another column")
     coded, notes = {}, []
     for c in columns:
         values = data.frame[c]
