@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from causaleval.extensions import consistent_extension
-from causaleval.ges import BDeuScore, BICScore, ges
+from causaleval.ges import BDeuScore, BGeScore, BICScore, ges
 from causaleval.graphs import CausalGraph, to_cpdag
 from causaleval.learners import learn
 from causaleval.sampling import dirichlet_network, forward_sample, random_dag
@@ -85,18 +85,19 @@ def test_bdeu_local_score_equals_causallearn_bit_for_bit():
     data = _network_sample(7, 3, 600, seed=3)
     data["gappy"] = data["X1"].map({0: -4, 1: 2, 2: 17})  # any integers are states
     data["constant"] = 5  # a node with one state
-    values = data.to_numpy(float)
-    score = BDeuScore(data.to_numpy())
     rng = np.random.default_rng(0)
     p = data.shape[1]
-    for _ in range(60):
-        node = int(rng.integers(p))
-        others = [v for v in range(p) if v != node]
-        parents = tuple(sorted(int(v) for v in rng.choice(others, size=rng.integers(0, 6), replace=False)))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            expected = local_score_BDeu(values, node, list(parents))
-        assert score.compute(node, parents) == expected, (node, parents)
+    for rows in (600, 40):  # 40 rows: 3^4 parent configurations outnumber the rows
+        values = data.iloc[:rows].to_numpy(float)
+        score = BDeuScore(data.iloc[:rows].to_numpy())
+        for _ in range(30):
+            node = int(rng.integers(p))
+            others = [v for v in range(p) if v != node]
+            parents = tuple(sorted(int(v) for v in rng.choice(others, size=rng.integers(0, 6), replace=False)))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                expected = local_score_BDeu(values, node, list(parents))
+            assert score.compute(node, parents) == expected, (rows, node, parents)
 
 
 def test_bic_local_score_equals_causallearn():
@@ -109,6 +110,34 @@ def test_bic_local_score_equals_causallearn():
     for node, parents in [(0, ()), (1, (0,)), (4, (0, 2, 3)), (2, (0, 1, 3, 4))]:
         assert score.compute(node, parents) == local_score_BIC_from_cov((cov, 300), node, list(parents), None)
         assert score.compute(node, parents) == pytest.approx(local_score_BIC(values, node, list(parents)), abs=1e-9)
+
+
+def test_bge_equals_the_closed_form_marginal_likelihood_and_is_score_equivalent():
+    from scipy.special import multigammaln
+
+    rng = np.random.default_rng(4)
+    n, p = 200, 4
+    values = rng.normal(size=(n, p)) @ rng.normal(size=(p, p)) + 0.5
+    score = BGeScore(values)
+    # complete DAG: the Gaussian-Wishart marginal likelihood of all the data (Geiger and
+    # Heckerman 2002, eq. 20; Kuipers et al. 2014) with T = t I, alpha_mu = 1, alpha_w = p + 2
+    aw, t = p + 2, score.t
+    closed = (-n * p / 2 * np.log(np.pi) + p / 2 * np.log(1 / (n + 1)) + multigammaln((n + aw) / 2, p)
+              - multigammaln(aw / 2, p) + aw / 2 * p * np.log(t) - (n + aw) / 2 * np.linalg.slogdet(score.r)[1])
+    assert sum(score(i, tuple(range(i))) for i in range(p)) == pytest.approx(closed, rel=1e-12)
+    chain = score(0, ()) + score(1, (0,)) + score(2, (1,))
+    assert score(2, ()) + score(1, (2,)) + score(0, (1,)) == pytest.approx(chain, rel=1e-12)
+    assert score(1, ()) + score(0, (1,)) + score(2, (1,)) == pytest.approx(chain, rel=1e-12)
+    assert score(0, ()) + score(2, ()) + score(1, (0, 2)) != pytest.approx(chain, rel=1e-6)
+
+
+@pytest.mark.parametrize("score", ["bic", "bge"])
+def test_gaussian_scores_find_a_v_structure(score):
+    rng = np.random.default_rng(3)
+    a, b, d = rng.normal(size=(3, 2000))
+    c = 0.8 * a - 0.7 * b + rng.normal(size=2000)
+    data = pd.DataFrame({"a": a, "b": b, "c": c, "d": 0.9 * c + rng.normal(size=2000)})
+    assert ges(data, score=score).graph == CausalGraph.from_edges(["a->c", "b->c", "c->d"], ["a", "b", "c", "d"])
 
 
 def test_cache_counts_every_call_once():
@@ -187,12 +216,12 @@ def test_bad_input_errors():
         ges(good[["a", "b"]])
     with pytest.raises(ValueError, match="at least two variable columns and one row"):
         ges(good.iloc[:0])
-    with pytest.raises(ValueError, match="score 'bge' unknown"):
-        ges(good, score="bge")
+    with pytest.raises(ValueError, match="score 'bdue' unknown"):
+        ges(good, score="bdue")
     with pytest.raises(TypeError, match="DataFrame.*got ndarray"):
         ges(good.to_numpy())
-    with pytest.raises(ValueError, match=r"columns \['s'\] are not numeric"):
-        ges(good.assign(s="x"), score="bic")
+    with pytest.raises(ValueError, match=r"columns \['s'\] are not numeric; the bge score"):
+        ges(good.assign(s="x"), score="bge")
     with pytest.raises(ValueError, match=r"infinite values in columns \['c'\]"):
         ges(good.astype(float).assign(c=[0.0, np.inf, 1.0, 2.0]), score="bic")
     with pytest.raises(ValueError, match="lambda_value must be positive"):
