@@ -1,33 +1,65 @@
 """``python -m causaleval``: list, run and reproduce the study notebooks through papermill.
 
-* ``list``: the studies (``notebooks/NN_name.ipynb`` is study ``name``) and their parameters.
-* ``run STUDY [-p NAME VALUE ...] [--tag TAG]``: execute one study into
-  ``runs/<study>/<tag>/`` (the executed notebook, an HTML export and ``parameters.yaml``).
-  At its defaults a run rewrites the study's tables and figures under ``figures/<study>/``;
-  with overrides they go to ``runs/<study>/<tag>/figures/`` so ``figures/`` keeps matching
-  the committed notebooks. ``--inplace`` executes the committed notebook itself (defaults only).
-* ``reproduce [--inplace]``: run every study at its defaults.
+* ``list``: the studies (``notebooks/NN_name.ipynb`` is study ``name``), their parameters,
+  declared types (``notebooks/NN_name.params.yaml``) and defaults.
+* ``run STUDY [-p NAME VALUE ...] [--tag TAG] [--force] [--verbose]``: check the values
+  against the study's schema and its ``check_params`` (before any kernel starts), then
+  execute the notebook into ``runs/<study>/<tag>/`` (the executed notebook, an HTML export
+  and ``parameters.yaml``, the resolved parameters). The tag defaults to ``default``
+  without overrides and to the overrides' hash with them. At the defaults the run's tables
+  and figures replace ``figures/<study>/`` (``$CAUSALEVAL_FIGURES/<study>/``); with
+  overrides they go to ``runs/<study>/<tag>/figures/`` unless ``-p output_dir DIR`` says
+  otherwise. ``--inplace`` executes the committed notebook itself (defaults only).
+* ``reproduce [--inplace]``: run every study at its defaults, replacing ``runs/<study>/default/``.
+* ``check-figures [--strict]``: list the outputs under ``figures/`` that differ from git HEAD's.
 * ``collect sqlite|postgres --subjects N --trials T --out DIR``: run (or resume) a
   factorial experiment on a real query engine (:mod:`causaleval.collect`).
 
+Runs never mix: a run executes in a hidden folder ``runs/<study>/.<tag>.running-<pid>/``
+and is renamed into place only when every cell succeeded. A run into an existing tag is
+refused unless ``--force`` (which replaces the folder once the new run succeeded). A
+failed run writes nothing to ``runs/<study>/<tag>/`` or ``figures/``; its executed
+notebook (with the error) is kept in ``runs/<study>/<tag>.failed/``, and the error is
+printed as one paragraph (``--verbose`` adds the traceback).
+
 Values are read as YAML, so ``-p n_graphs 20``, ``-p latent '[smoke, lung]'`` and
-``-p output_dir null`` work. Unknown parameter names are refused (papermill would
-silently accept a misspelled one).
+``-p output_dir null`` work. Unknown names, wrong types and values out of range are
+refused with the parameter named (papermill alone would accept anything).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import importlib
+import os
 import re
+import shutil
 import sys
+import tempfile
+import traceback
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from causaleval import paths, report
+from causaleval import params, paths, report
 
 _NOTEBOOK = re.compile(r"^\d\d_(?P<name>\w+)\.ipynb$")
+_TAG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
+_TEMPORARY = re.compile(r"^\.(?P<name>.+)\.(?:running|new|old)-(?P<pid>\d+)$")
+#: the kernel's figures root in a run at the defaults; moved to figures/ when the run succeeds
+_DEFAULT_FIGURES = "figures-at-defaults"
+
+
+class RunFailed(RuntimeError):
+    """A study notebook failed; the message is the one paragraph the user sees."""
+
+    def __init__(self, message: str, detail: str, interrupted: bool = False):
+        super().__init__(message)
+        self.detail = detail
+        self.interrupted = interrupted
 
 
 def studies() -> dict[str, Path]:
@@ -55,55 +87,150 @@ def declared_parameters(notebook: Path) -> dict[str, Any]:
 
 
 def parse_overrides(notebook: Path, pairs: list[tuple[str, str]]) -> dict[str, Any]:
-    """YAML-parsed ``-p NAME VALUE`` pairs, refusing names the notebook does not declare."""
-    declared = declared_parameters(notebook)
-    unknown = [name for name, _ in pairs if name not in declared]
-    if unknown:
-        raise ValueError(
-            f"{notebook.name}: unknown parameter(s) {unknown}; declared: {', '.join(declared)}"
-        )
-    return {name: yaml.safe_load(value) for name, value in pairs}
+    """YAML-parsed ``-p NAME VALUE`` pairs, checked against the study's schema
+    (:func:`causaleval.params.check`): unknown names, wrong types, values out of range."""
+    study = params.study_name(notebook.stem)
+    values: dict[str, Any] = {}
+    for name, text in pairs:
+        if name in values:
+            raise params.ParameterError(f"study {study}: parameter {name} is given twice")
+        try:
+            values[name] = yaml.safe_load(text)
+        except yaml.YAMLError as err:
+            problem = str(err).splitlines()[0]
+            raise params.ParameterError(f"study {study}: parameter {name} = {text!r} is not YAML ({problem})") from None
+    params.check(study, values)
+    return values
 
 
-def run_study(name: str, overrides: dict[str, Any], tag: str | None = None, inplace: bool = False) -> Path:
-    """Execute one study with papermill and return the executed notebook's path."""
+def check_study(name: str, overrides: Mapping[str, Any]) -> None:
+    """The study's own ``check_params`` (``causaleval.studies.<name>``, when it has one) on
+    its defaults with ``overrides``, so what the schema cannot state fails before the kernel."""
+    try:
+        module = importlib.import_module(f"causaleval.studies.{name}")
+    except ModuleNotFoundError as err:
+        if err.name == f"causaleval.studies.{name}":
+            return
+        raise
+    if hasattr(module, "check_params"):
+        try:
+            module.check_params({**params.defaults(study_notebook(name)), **overrides})
+        except ValueError as err:
+            raise params.ParameterError(f"study {name}: {err}") from None
+
+
+def run_study(name: str, overrides: dict[str, Any], tag: str | None = None, inplace: bool = False,
+              force: bool = False) -> Path:
+    """Execute one study with papermill and return the executed notebook's path (see the
+    module docstring for the folders). Raises :class:`RunFailed` when a cell fails."""
     import papermill
+    from jupyter_client.manager import KernelManager
 
     notebook = study_notebook(name)
-    if inplace and overrides:
-        raise ValueError("--inplace executes the committed notebook at its defaults; drop the -p overrides")
-    if inplace:
-        output = notebook
-    else:
-        tag = tag or ("default" if not overrides else report.parameter_hash(overrides))
-        folder = paths.RUNS / name / tag
-        if overrides and "output_dir" not in overrides:
-            overrides = {**overrides, "output_dir": str(folder / "figures")}
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / "parameters.yaml").write_text(yaml.safe_dump(overrides, sort_keys=True))
-        output = folder / notebook.name
-    print(f"running {paths.display(notebook)} -> {paths.display(output)}", file=sys.stderr)
-    papermill.execute_notebook(
-        str(notebook), str(output), parameters=overrides, cwd=str(paths.NOTEBOOKS),
-        kernel_name="python3", progress_bar=True,
-    )
-    _relative_paths(output)
+    if overrides:
+        check_study(name, overrides)
+    if inplace and (overrides or tag):
+        raise ValueError("--inplace executes the committed notebook at its defaults; drop -p and --tag")
+    tag = "inplace" if inplace else tag or ("default" if not overrides else report.parameter_hash(overrides))
+    if not _TAG.match(tag):
+        raise ValueError(f"--tag {tag!r}: expected letters, digits, '_' and '-' (starting with a letter or digit)")
+    folder = paths.RUNS / name
+    final = folder / tag
+    if final.exists() and not inplace and not force:
+        raise ValueError(f"{_show(final)} holds an earlier run; --force replaces it, --tag NAME picks another folder")
+    _remove_stale(folder)
+    _remove_stale(paths.figures_root())
+    work = folder / f".{tag}.running-{os.getpid()}"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    injected = dict(overrides)
+    env = {}
+    if overrides and "output_dir" not in overrides:
+        injected["output_dir"] = str(work / "figures")
+    if not overrides:
+        env["CAUSALEVAL_FIGURES"] = str(work / _DEFAULT_FIGURES)
+    resolved = {**params.defaults(notebook), **injected}
+    (work / "parameters.yaml").write_text(yaml.safe_dump(_moved(resolved, work, final), sort_keys=True))
+    output = work / notebook.name
+    print(f"running {paths.display(notebook)} -> {_show(notebook if inplace else final / notebook.name)}",
+          file=sys.stderr)
+    try:
+        with _environ(env), tempfile.TemporaryDirectory(prefix="causaleval-kernel-") as sockets:
+            # Unix sockets in a private folder: no TCP port, no other user can reach the kernel
+            km = KernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(sockets, "kernel"))
+            try:
+                papermill.execute_notebook(
+                    str(notebook), str(output), parameters=injected, cwd=str(paths.NOTEBOOKS),
+                    kernel_name="python3", progress_bar=sys.stderr.isatty(), km=km,
+                )
+            finally:  # papermill leaves a kernel it was given running
+                if km.has_kernel:
+                    km.shutdown_kernel(now=True)
+    except BaseException as err:  # noqa: B036 - an interrupted run is a failed run too
+        unchanged = "the committed notebook and figures/ are unchanged" if inplace else (
+            f"{_show(final)} and figures/ are unchanged")
+        raise _failure(name, err, work, folder / f"{tag}.failed", output.name, unchanged) from err
+    _finish_notebook(output, notebook, notebook if inplace else final / notebook.name, work, final)
     if not inplace:
         _export_html(output)
-    return output
+    if not overrides:
+        for made in sorted((work / _DEFAULT_FIGURES).glob("*")):
+            _replace_dir(made, paths.figures_root() / made.name)
+        shutil.rmtree(work / _DEFAULT_FIGURES, ignore_errors=True)
+    shutil.rmtree(folder / f"{tag}.failed", ignore_errors=True)
+    figures = (paths.figures_root() / notebook.stem if not overrides
+               else Path(overrides.get("output_dir") or final / "figures"))
+    if inplace:
+        shutil.move(str(output), str(notebook))
+        shutil.rmtree(work)
+    else:
+        _replace_dir(work, final)
+    done = notebook if inplace else final / notebook.name
+    print(f"study {name} done: {_show(done)}; tables and figures in {_show(figures)}", file=sys.stderr)
+    return done
 
 
-def _relative_paths(notebook: Path) -> None:
-    """Store papermill's input and output paths relative to the project root, so the
-    executed notebook names no folder of the machine it ran on."""
+def _failure(name: str, err: BaseException, work: Path, failed: Path, notebook_name: str,
+             unchanged: str) -> RunFailed:
+    """Keep the failed run's folder as ``failed`` and say in one paragraph what went wrong."""
+    import papermill
+
+    _replace_dir(work, failed)
+    kept = failed / notebook_name
+    where = (f"The executed notebook, with the error, is kept in {_show(kept)}" if kept.exists()
+             else f"The run's folder is kept in {_show(failed)}")
+    if isinstance(err, papermill.PapermillExecutionError):
+        message = " ".join(f"{err.ename}: {err.evalue}".split())
+        what = f"failed in cell In [{err.exec_count}]: {message}"
+        detail = str(err)
+    elif isinstance(err, KeyboardInterrupt):
+        what, detail = "was interrupted", ""
+    else:
+        what = f"failed: {type(err).__name__}: {' '.join(str(err).split())}"
+        detail = "".join(traceback.format_exception(err))
+    return RunFailed(f"study {name} {what.rstrip('.')}. {where}; {unchanged}. "
+                     "Run with --verbose for the traceback.", detail, isinstance(err, KeyboardInterrupt))
+
+
+def _moved(values: dict[str, Any], work: Path, final: Path) -> dict[str, Any]:
+    """``values`` with the temporary run folder replaced by the final one in strings."""
+    return {k: v.replace(str(work), str(final)) if isinstance(v, str) else v for k, v in values.items()}
+
+
+def _finish_notebook(output: Path, source: Path, destination: Path, work: Path, final: Path) -> None:
+    """Name the input and output relative to the project root (so the executed notebook names
+    no folder of the machine it ran on) and the final run folder instead of the temporary one."""
     import nbformat
 
-    nb = nbformat.read(notebook, as_version=4)
+    nb = nbformat.read(output, as_version=4)
     meta = nb.metadata.get("papermill", {})
-    for key in ("input_path", "output_path"):
-        if meta.get(key):
-            meta[key] = paths.display(Path(meta[key]))
-    nbformat.write(nb, notebook)
+    meta["input_path"], meta["output_path"] = paths.display(source), paths.display(destination)
+    if meta.get("parameters"):
+        meta["parameters"] = _moved(meta["parameters"], work, final)
+    for cell in nb.cells:
+        if "injected-parameters" in cell.metadata.get("tags", []):
+            cell.source = cell.source.replace(str(work), str(final))
+    nbformat.write(nb, output)
 
 
 def _export_html(notebook: Path) -> None:
@@ -111,6 +238,89 @@ def _export_html(notebook: Path) -> None:
 
     body, _ = HTMLExporter().from_filename(str(notebook))
     notebook.with_suffix(".html").write_text(body)
+
+
+def _replace_dir(src: Path, dst: Path) -> None:
+    """Put folder ``src`` at ``dst``, replacing what was there; ``dst`` is missing only
+    between two renames (``src`` is first moved beside ``dst`` when on another disk)."""
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    staged = dst.parent / f".{dst.name}.new-{os.getpid()}"
+    old = dst.parent / f".{dst.name}.old-{os.getpid()}"
+    shutil.move(str(src), str(staged))
+    if dst.exists():
+        os.rename(dst, old)
+    os.rename(staged, dst)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _remove_stale(folder: Path) -> None:
+    """Remove the temporary folders (``.<name>.running-<pid>`` and the like) of processes gone."""
+    if not folder.is_dir():
+        return
+    for entry in folder.iterdir():
+        match = _TEMPORARY.match(entry.name)
+        if match and not _alive(int(match["pid"])):
+            shutil.rmtree(entry, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@contextlib.contextmanager
+def _environ(values: dict[str, str]) -> Iterator[None]:
+    """Set environment variables for the kernel papermill starts, restoring them after."""
+    saved = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _show(path: Path) -> str:
+    """A path relative to the project root when inside it, else in full."""
+    try:
+        return str(Path(path).resolve().relative_to(paths.ROOT))
+    except ValueError:
+        return str(path)
+
+
+def check_figures(strict: bool) -> int:
+    """Print the outputs that differ from git HEAD's ``figures/``; 1 with ``strict`` when any do."""
+    import subprocess
+
+    try:
+        rows, compared = report.compare_figures()
+    except (OSError, subprocess.CalledProcessError) as err:
+        problem = (getattr(err, "stderr", None) or str(err)).strip()
+        raise RuntimeError(f"check-figures needs git and the project's repository: {problem}") from None
+    root = _show(paths.figures_root())
+    for status, name in rows:
+        print(f"  {status:8} {name}")
+    changed = sum(status != "new" for status, _ in rows)
+    print(f"check-figures: {changed} of {compared} committed outputs in figures/ differ from {root}/ "
+          f"({sum(status == 'new' for status, _ in rows)} new; provenance sidecars not compared)")
+    return 1 if strict and rows else 0
+
+
+def _list() -> None:
+    for name, path in studies().items():
+        print(f"{name}  ({paths.display(path)})")
+        specs = params.schema(name) if params.schema_path(name).exists() else {}
+        for pname, info in declared_parameters(path).items():
+            kind = specs[pname].describe() if pname in specs else info.get("inferred_type_name", "")
+            print(f"    {pname}: {kind} = {info['default']}  {info.get('help', '')}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -121,9 +331,14 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("study")
     run.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"))
     run.add_argument("--tag", help="name of the run folder under runs/<study>/")
+    run.add_argument("--force", action="store_true", help="replace an earlier run of the same tag")
     run.add_argument("--inplace", action="store_true", help="execute the committed notebook itself")
+    run.add_argument("--verbose", action="store_true", help="print the traceback of a failure")
     rep = sub.add_parser("reproduce", help="run every study at its defaults")
     rep.add_argument("--inplace", action="store_true", help="execute the committed notebooks themselves")
+    rep.add_argument("--verbose", action="store_true", help="print the traceback of a failure")
+    chk = sub.add_parser("check-figures", help="list outputs in figures/ that differ from git HEAD's")
+    chk.add_argument("--strict", action="store_true", help="exit 1 when any output differs")
     col = sub.add_parser("collect", help="collect a software-system domain (resumes when interrupted)")
     col.add_argument("domain", choices=["sqlite", "postgres"])
     col.add_argument("--subjects", type=int, default=50, help="number of queries (subjects)")
@@ -135,14 +350,27 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command == "list":
-            for name, path in studies().items():
-                print(f"{name}  ({paths.display(path)})")
-                for pname, spec in declared_parameters(path).items():
-                    print(f"    {pname} = {spec['default']}  {spec.get('help', '')}")
+            _list()
         elif args.command == "run":
-            notebook = study_notebook(args.study)
-            run_study(args.study, parse_overrides(notebook, args.parameter), args.tag, args.inplace)
-        elif args.command == "collect":
+            overrides = parse_overrides(study_notebook(args.study), args.parameter)
+            run_study(args.study, overrides, args.tag, args.inplace, args.force)
+        elif args.command == "reproduce":
+            failed = []
+            for name in studies():
+                try:
+                    run_study(name, {}, inplace=args.inplace, force=True)
+                except RunFailed as err:
+                    _print_failure(err, args.verbose)
+                    if err.interrupted:
+                        return 130
+                    failed.append(name)
+            if failed:
+                print(f"causaleval: {len(failed)} of {len(studies())} studies failed: {', '.join(failed)}",
+                      file=sys.stderr)
+                return 1
+        elif args.command == "check-figures":
+            return check_figures(args.strict)
+        else:
             from causaleval.collect import collect_domain
 
             out = args.out or paths.RUNS / "collect" / args.domain
@@ -153,10 +381,16 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"causaleval: collection interrupted; the finished runs are in {out}; "
                       "rerun the same command to resume", file=sys.stderr)
                 return 130
-        else:
-            for name in studies():
-                run_study(name, {}, inplace=args.inplace)
+    except RunFailed as err:
+        _print_failure(err, getattr(args, "verbose", False))
+        return 130 if err.interrupted else 1
     except (ValueError, RuntimeError, FileNotFoundError) as err:
         print(f"causaleval: {err}", file=sys.stderr)
         return 2
     return 0
+
+
+def _print_failure(err: RunFailed, verbose: bool) -> None:
+    if verbose and err.detail:
+        print(err.detail, file=sys.stderr)
+    print(f"causaleval: {err}", file=sys.stderr)

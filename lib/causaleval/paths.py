@@ -1,8 +1,9 @@
 """Where the kit reads and writes, resolved from one place.
 
-``CAUSALEVAL_FIGURES`` overrides the root that figures and tables go to (the test
-suite points it at a temporary folder so nbval never rewrites ``figures/``);
-``CAUSALEVAL_CACHE`` the folder of cached trial tables.
+``CAUSALEVAL_FIGURES`` overrides the root that the tables and figures of runs at the
+notebooks' defaults go to (``figures/``; the test suite points it at a temporary folder
+so nbval never rewrites ``figures/``); ``CAUSALEVAL_CACHE`` the folder of cached trial
+tables. Runs with other parameters go to ``runs/`` (see :func:`causaleval.report.output_dir`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import os
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+KIT = ROOT / "lib" / "causaleval"
 NOTEBOOKS = ROOT / "notebooks"
 DATA = ROOT / "data"
 PAPER_VALUES = DATA / "paper_values"
@@ -23,7 +25,18 @@ def cache_root() -> Path:
 
 
 def figures_root() -> Path:
+    """Where runs at the defaults write (``CAUSALEVAL_FIGURES`` overrides ``figures/``)."""
     return Path(os.environ.get("CAUSALEVAL_FIGURES", ROOT / "figures"))
+
+
+def study_notebook(study: str) -> Path | None:
+    """``notebooks/<study>.ipynb``, or ``notebooks/NN_<study>.ipynb`` for a study named
+    without its number; None when there is no such notebook."""
+    exact = NOTEBOOKS / f"{study}.ipynb"
+    if exact.exists():
+        return exact
+    numbered = sorted(NOTEBOOKS.glob(f"[0-9][0-9]_{study}.ipynb"))
+    return numbered[0] if len(numbered) == 1 else None
 
 
 def display(path: Path) -> str:

@@ -1,16 +1,21 @@
 """Saving tables and figures with a provenance stamp, and joining paper values.
 
 Every output ``<dir>/<name>.<ext>`` gets a sidecar ``<name>.provenance.json`` with the
-study, the parameters and their hash, the git commit (and whether the tree was dirty)
-and the versions of the packages that made it. Files are written atomically (to a
-temporary file, then renamed), so an interrupted run never leaves half a table.
+study, the parameters and their hash, what identifies the code (:func:`code_state`: a
+SHA-256 of the kit's sources and one of the notebook's cell sources, and the git commit
+when those equal the commit's) and the versions of the packages that made it. Files are
+written atomically (to a temporary file, then renamed), so an interrupted run never
+leaves half a table. :func:`compare_figures` lists the outputs that differ from the
+committed ones (``causaleval check-figures``).
 """
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
 import os
+import re
 import subprocess
 import tempfile
 from collections.abc import Callable, Mapping
@@ -21,13 +26,26 @@ from typing import Any
 import pandas as pd
 
 from causaleval import paths
+from causaleval.params import is_default, study_name
 
 PACKAGES = ("causaleval", "numpy", "pandas", "scipy", "matplotlib", "pgmpy", "causal-learn", "gadjid")
 
 
-def output_dir(study: str, override: str | os.PathLike | None = None) -> Path:
-    """``figures/<study>`` unless the study was given an explicit output folder."""
-    return Path(override) if override else paths.figures_root() / study
+def output_dir(study: str, override: str | os.PathLike | None = None,
+               params: Mapping[str, Any] | None = None) -> Path:
+    """Where a study's tables and figures go:
+
+    1. ``override`` (the notebook's ``output_dir`` parameter) when given;
+    2. ``figures/<study>`` (``$CAUSALEVAL_FIGURES/<study>``) when every value of ``params``
+       equals the committed notebook's default (:func:`causaleval.params.is_default`);
+    3. otherwise ``runs/<study>/papermill-<parameter hash>/figures``, so a plain
+       ``papermill`` run with changed parameters never overwrites the committed figures.
+    """
+    if override:
+        return Path(override)
+    if params is None or is_default(study, params):
+        return paths.figures_root() / study
+    return paths.RUNS / study_name(study) / f"papermill-{parameter_hash(params)}" / "figures"
 
 
 def parameter_hash(params: Mapping[str, Any]) -> str:
@@ -41,17 +59,55 @@ def provenance(study: str, params: Mapping[str, Any]) -> dict[str, Any]:
         "study": study,
         "parameters": json.loads(_canonical(params)),
         "parameter_hash": parameter_hash(params),
-        "git": _git_state(),
+        "code": code_state(study),
         "versions": {p: _version(p) for p in PACKAGES},
     }
+
+
+def kit_hash(kit: Path | None = None) -> str:
+    """SHA-256 over the kit's sources ``lib/causaleval/**/*.py``: each file's path relative to
+    the kit and its bytes, in sorted path order (caches and data files do not count)."""
+    kit = kit or paths.KIT
+    digest = hashlib.sha256()
+    for path in sorted(kit.rglob("*.py"), key=lambda p: p.relative_to(kit).as_posix()):
+        digest.update(path.relative_to(kit).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def notebook_hash(text: str) -> str:
+    """SHA-256 over a notebook's cell types and sources (not outputs, counts or metadata;
+    papermill's injected-parameters cell left out), so an executed notebook hashes like its source."""
+    cells = [[c["cell_type"], "".join(c["source"])] for c in json.loads(text)["cells"]
+             if "injected-parameters" not in c.get("metadata", {}).get("tags", [])]
+    return hashlib.sha256(json.dumps(cells).encode()).hexdigest()
+
+
+def code_state(study: str) -> dict[str, Any]:
+    """What identifies the code that made a study's output: ``kit_sha256``
+    (:func:`kit_hash`), ``notebook`` and ``notebook_sha256`` (:func:`notebook_hash`; None
+    without a notebook) and ``commit``: git's HEAD when the kit's files and the notebook's
+    sources equal HEAD's, else None (the hashes still identify the code)."""
+    notebook = paths.study_notebook(study)
+    nb_hash = _hash_if_readable(notebook)
+    return {"kit_sha256": kit_hash(), "notebook": paths.display(notebook) if notebook else None,
+            "notebook_sha256": nb_hash, "commit": _clean_commit(notebook, nb_hash)}
+
+
+def _hash_if_readable(notebook: Path | None) -> str | None:
+    """The notebook's hash; None without one, or while papermill rewrites it in place."""
+    try:
+        return notebook_hash(notebook.read_text()) if notebook else None
+    except (OSError, ValueError, KeyError):
+        return None
 
 
 def save_table(
     table: pd.DataFrame, name: str, *, study: str, params: Mapping[str, Any],
     out: str | os.PathLike | None = None, float_format: str = "{:.3f}",
 ) -> list[Path]:
-    """Write ``table`` as CSV (full precision), LaTeX and Markdown (rounded) plus provenance."""
-    folder = output_dir(study, out)
+    """Write ``table`` as CSV (full precision), LaTeX and Markdown (rounded) plus provenance,
+    to :func:`output_dir`."""
+    folder = output_dir(study, out, params)
     fmt = float_format.format
     written = [
         atomic_write(folder / f"{name}.csv", lambda p: table.to_csv(p)),
@@ -68,8 +124,9 @@ def save_figure(
     fig: Any, name: str, *, study: str, params: Mapping[str, Any],
     out: str | os.PathLike | None = None,
 ) -> list[Path]:
-    """Write a matplotlib figure as PNG and PDF (no timestamps, so reruns are identical)."""
-    folder = output_dir(study, out)
+    """Write a matplotlib figure as PNG and PDF (no timestamps, so reruns are identical),
+    to :func:`output_dir`."""
+    folder = output_dir(study, out, params)
     written = [
         atomic_write(folder / f"{name}.png", lambda p: fig.savefig(
             p, format="png", dpi=150, bbox_inches="tight", metadata={"Software": None})),
@@ -122,9 +179,13 @@ def cached_frame(study: str, name: str, params: Mapping[str, Any],
 
 
 def atomic_write(path: Path, write: Callable[[str], Any]) -> Path:
-    """Call ``write(tmp)`` on a temporary file beside ``path``, then rename it into place."""
+    """Call ``write(tmp)`` on a temporary file ``.<name>.<pid>.<random><suffix>`` beside
+    ``path``, then rename it into place. The temporary file is removed when ``write``
+    fails (or is interrupted), and temporaries of ``path`` left by a killed process are
+    removed on the next write."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
+    _remove_stale_temporaries(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=path.suffix)
     os.close(fd)
     try:
         write(tmp)
@@ -136,15 +197,44 @@ def atomic_write(path: Path, write: Callable[[str], Any]) -> Path:
     return path
 
 
-def _git_state() -> dict[str, Any]:
-    def git(*args: str) -> str:
-        return subprocess.run(["git", *args], cwd=paths.ROOT, capture_output=True, text=True,
-                              check=True).stdout.strip()
+def _remove_stale_temporaries(path: Path) -> None:
+    """Remove ``path``'s temporaries whose writing process is gone (or that carry no pid)."""
+    pattern = re.compile(rf"\.{re.escape(path.name)}\.(?:(\d+)\.)?[a-z0-9_]{{8}}{re.escape(path.suffix)}")
+    for other in path.parent.glob(f".{glob.escape(path.name)}.*"):
+        match = pattern.fullmatch(other.name)
+        if match and not (match[1] and _alive(int(match[1]))):
+            other.unlink(missing_ok=True)
 
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return False  # our own temporaries are removed when their write ends
     try:
-        return {"commit": git("rev-parse", "HEAD"), "dirty": bool(git("status", "--porcelain"))}
-    except (OSError, subprocess.CalledProcessError):
-        return {"commit": None, "dirty": None}
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _git(*args: str, text: bool = True) -> Any:
+    return subprocess.run(["git", *args], cwd=paths.ROOT, capture_output=True, text=text, check=True).stdout
+
+
+def _clean_commit(notebook: Path | None, nb_hash: str | None) -> str | None:
+    """HEAD when ``lib/causaleval`` has no change against it (tracked or untracked) and the
+    notebook's sources hash like HEAD's copy; None otherwise or outside git."""
+    try:
+        if _git("status", "--porcelain", "--", str(paths.KIT)).strip():
+            return None
+        if notebook is not None:
+            committed = _git("show", f"HEAD:{notebook.resolve().relative_to(paths.ROOT).as_posix()}")
+            if notebook_hash(committed) != nb_hash:
+                return None
+        return _git("rev-parse", "HEAD").strip()
+    except (OSError, ValueError, subprocess.CalledProcessError):
+        return None
 
 
 def _version(pkg: str) -> str | None:
@@ -152,3 +242,43 @@ def _version(pkg: str) -> str | None:
         return version(pkg)
     except PackageNotFoundError:
         return None
+
+
+def compare_figures(rev: str = "HEAD") -> tuple[list[tuple[str, str]], int]:
+    """Compare the outputs under :func:`causaleval.paths.figures_root` (as a fresh run left
+    them) with the committed ``figures/`` of ``rev``. Returns ``(status, path)`` rows, status
+    ``differs`` (tables, Markdown, LaTeX, PDF: not byte-equal; PNG: not pixel-equal),
+    ``missing`` (committed, not written by the run) or ``new`` (written, not committed),
+    and the number of committed outputs compared. Provenance sidecars are left out: they
+    differ whenever the code does."""
+    committed = [name for name in _git("ls-tree", "-r", "--name-only", rev, "--", "figures").splitlines()
+                 if not name.endswith(".provenance.json")]
+    root = paths.figures_root()
+    rows = []
+    for name in committed:
+        fresh = root / Path(name).relative_to("figures")
+        if not fresh.exists():
+            rows.append(("missing", name))
+        elif not _same_output(_git("show", f"{rev}:{name}", text=False), fresh.read_bytes(), fresh.suffix):
+            rows.append(("differs", name))
+    known = {Path(name).relative_to("figures") for name in committed}
+    for fresh in sorted(root.rglob("*")):
+        rel = fresh.relative_to(root)
+        if (fresh.is_file() and rel not in known and not fresh.name.endswith(".provenance.json")
+                and not any(part.startswith(".") for part in rel.parts)):
+            rows.append(("new", (Path("figures") / rel).as_posix()))
+    return rows, len(committed)
+
+
+def _same_output(old: bytes, new: bytes, suffix: str) -> bool:
+    """Byte-equal, or for PNG images the same size and the same RGBA pixels."""
+    if old == new:
+        return True
+    if suffix != ".png":
+        return False
+    import io
+
+    from PIL import Image
+
+    a, b = (Image.open(io.BytesIO(data)).convert("RGBA") for data in (old, new))
+    return a.size == b.size and a.tobytes() == b.tobytes()

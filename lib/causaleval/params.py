@@ -1,0 +1,318 @@
+"""Study parameters: declared types, ranges and choices, checked at the boundary.
+
+Every study notebook ``notebooks/NN_<study>.ipynb`` has a schema beside it,
+``notebooks/NN_<study>.params.yaml``, with one entry per name of its ``parameters`` cell
+(a test keeps the two in step and checks the notebook's defaults against the schema)::
+
+    n_graphs: {type: int, min: 1}
+    ks: {type: "list[float]", min: 0, max: 1, min_items: 1}
+    ci_test: {type: str, choices_from: "causaleval.learners:CI_TESTS"}
+    outcomes: {type: "dict[str, list[str]]"}
+    output_dir: {type: "str | None"}
+
+* ``type``: ``int``, ``float`` (an int is accepted; NaN and infinities are not), ``str``,
+  ``bool``, ``None``, ``list[T]``, ``dict[K, V]`` and unions ``T | U``. A bool is not an
+  int, and a string where a list is expected is refused (never iterated character by
+  character): write ``-p latent '[smoke]'``.
+* ``min`` / ``max`` (inclusive) bound every number inside the value, ``choices`` (a list)
+  or ``choices_from`` (``module:attribute``, a collection, a mapping's keys, or a function
+  returning one) restrict every scalar inside it, ``min_items`` bounds every list's length.
+
+:func:`check` is the one place a study's values are checked: ``causaleval run`` calls it
+before the kernel starts, and each study's ``check_params`` calls it first, so a plain
+``papermill`` run gets the same checks in its first cell. What a schema cannot state (a
+latent variable must be a node of the chosen network, ...) stays in ``check_params``.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import importlib
+import json
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from causaleval import paths
+
+_SCALARS = {"int", "float", "str", "bool", "None"}
+_KEYS = {"type", "min", "max", "choices", "choices_from", "min_items"}
+
+
+class ParameterError(ValueError):
+    """A study parameter whose value does not fit its declaration."""
+
+
+# ------------------------------------------------------------------------------ types
+@dataclass(frozen=True)
+class Type:
+    """A parsed type expression: a scalar name, ``list`` (one argument), ``dict`` (key and
+    value) or ``union`` (its alternatives)."""
+
+    kind: str
+    args: tuple[Type, ...] = ()
+
+    def __str__(self) -> str:
+        if self.kind == "list":
+            return f"list[{self.args[0]}]"
+        if self.kind == "dict":
+            return f"dict[{self.args[0]}, {self.args[1]}]"
+        if self.kind == "union":
+            return " | ".join(map(str, self.args))
+        return self.kind
+
+
+def parse_type(text: str) -> Type:
+    """``"dict[str, list[int | None]]"`` -> a :class:`Type`; raises ValueError on bad syntax."""
+    text = text.strip()
+    alternatives = _split_top(text, "|")
+    if len(alternatives) > 1:
+        return Type("union", tuple(parse_type(a) for a in alternatives))
+    if text in _SCALARS or text == "null":
+        return Type("None" if text == "null" else text)
+    match = re.fullmatch(r"(list|dict)\[(.*)\]", text)
+    if not match:
+        raise ValueError(f"unknown type {text!r}; known: {', '.join(sorted(_SCALARS))}, list[T], dict[K, V], T | U")
+    args = tuple(parse_type(a) for a in _split_top(match[2], ","))
+    if len(args) != (1 if match[1] == "list" else 2):
+        raise ValueError(f"type {text!r}: list takes one type argument, dict two")
+    return Type(match[1], args)
+
+
+def _split_top(text: str, sep: str) -> list[str]:
+    """Split ``text`` at ``sep`` outside brackets."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += (ch == "[") - (ch == "]")
+        if ch == sep and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    return [*parts, text[start:]]
+
+
+# ----------------------------------------------------------------------------- schema
+@dataclass(frozen=True)
+class Spec:
+    """One parameter's declaration."""
+
+    name: str
+    type: Type
+    min: float | None = None
+    max: float | None = None
+    choices: tuple[Any, ...] | None = None
+    choices_from: str | None = None
+    min_items: int | None = None
+    _resolved: list = field(default_factory=list, compare=False, repr=False)
+
+    def allowed(self) -> tuple[Any, ...] | None:
+        """The allowed scalars (``choices`` or the resolved ``choices_from``), if any."""
+        if self.choices is not None:
+            return self.choices
+        if self.choices_from is None:
+            return None
+        if not self._resolved:
+            module, _, attr = self.choices_from.partition(":")
+            found = getattr(importlib.import_module(module), attr)
+            found = found() if callable(found) else found
+            self._resolved.append(tuple(found.keys() if isinstance(found, Mapping) else found))
+        return self._resolved[0]
+
+    def leaf(self, kind: str) -> str:
+        """A scalar type with this spec's constraints, in words: ``int >= 1``."""
+        text = kind
+        if kind in ("int", "float"):
+            if self.min is not None and self.max is not None:
+                text += f" in [{self.min}, {self.max}]"
+            elif self.min is not None:
+                text += f" >= {self.min}"
+            elif self.max is not None:
+                text += f" <= {self.max}"
+        allowed = self.allowed() if kind != "None" else None
+        if allowed is not None:
+            text += " among " + ", ".join(map(repr, allowed))
+        return text
+
+    def describe(self, t: Type | None = None) -> str:
+        """The whole expected type in words, with constraints on its scalars."""
+        t = t or self.type
+        if t.kind == "list":
+            items = f" of at least {self.min_items} item(s)" if self.min_items else ""
+            return f"list[{self.describe(t.args[0])}]{items}"
+        if t.kind == "dict":
+            return f"dict[{t.args[0]}, {self.describe(t.args[1])}]"
+        if t.kind == "union":
+            return " | ".join(self.describe(a) for a in t.args)
+        return self.leaf(t.kind)
+
+
+def _spec(name: str, entry: Any, source: Path) -> Spec:
+    where = f"{paths.display(source)}: parameter {name}"
+    if not isinstance(entry, Mapping) or "type" not in entry:
+        raise ValueError(f"{where}: expected a mapping with a 'type', found {entry!r}")
+    unknown = set(entry) - _KEYS
+    if unknown:
+        raise ValueError(f"{where}: unknown key(s) {sorted(unknown)}; known: {', '.join(sorted(_KEYS))}")
+    try:
+        t = parse_type(str(entry["type"]))
+    except ValueError as err:
+        raise ValueError(f"{where}: {err}") from None
+    choices = entry.get("choices")
+    return Spec(name, t, entry.get("min"), entry.get("max"), tuple(choices) if choices is not None else None,
+                entry.get("choices_from"), entry.get("min_items"))
+
+
+def schema_path(study: str) -> Path:
+    """``notebooks/NN_<study>.params.yaml`` (``study`` with or without its ``NN_`` prefix)."""
+    notebook = paths.study_notebook(study)
+    if notebook is None:
+        raise ParameterError(f"unknown study {study!r}: no notebook {study}.ipynb or NN_{study}.ipynb "
+                             f"in {paths.display(paths.NOTEBOOKS)}")
+    return notebook.with_suffix(".params.yaml")
+
+
+def schema(study: str) -> dict[str, Spec]:
+    """The study's parameter declarations, by name."""
+    path = schema_path(study)
+    if not path.exists():
+        raise ParameterError(f"study {study_name(study)}: no parameter schema {paths.display(path)}")
+    return _load_schema(path, path.stat().st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=32)
+def _load_schema(path: Path, _mtime: int) -> dict[str, Spec]:
+    raw = yaml.safe_load(path.read_text()) or {}
+    if not isinstance(raw, Mapping):
+        raise ValueError(f"{paths.display(path)}: expected a mapping of parameter names to declarations")
+    return {name: _spec(name, entry, path) for name, entry in raw.items()}
+
+
+def study_name(study: str) -> str:
+    """``01_asia_mag_nced`` -> ``asia_mag_nced`` (the name the CLI uses)."""
+    return re.sub(r"^\d\d_", "", study)
+
+
+# ------------------------------------------------------------------------------ check
+def check(study: str, values: Mapping[str, Any]) -> None:
+    """Raise :class:`ParameterError` for the first value that does not fit the study's
+    schema, naming the study, the parameter (with the position inside a list or dict),
+    the value found and what was expected. Names the schema does not declare are refused.
+    Only the given names are checked, so a notebook may pass a subset."""
+    specs = schema(study)
+    for name, value in values.items():
+        if name not in specs:
+            raise ParameterError(f"study {study_name(study)}: unknown parameter {name!r}; "
+                                 f"declared: {', '.join(specs)}")
+        problem = _problem(specs[name], specs[name].type, value, name)
+        if problem:
+            where, found, expected = problem
+            hint = ""
+            if where == name and isinstance(found, str) and expected.startswith("list["):
+                hint = f"; a single value is written as a list: -p {name} '[{found}]'"
+            raise ParameterError(f"study {study_name(study)}: parameter {where} = {_short(found)} "
+                                 f"({type(found).__name__}): expected {expected}{hint}")
+
+
+def _problem(spec: Spec, t: Type, value: Any, where: str) -> tuple[str, Any, str] | None:
+    """``(position, value, expected)`` of the first mismatch inside ``value``, or None."""
+    if t.kind == "union":
+        for alt in t.args:
+            if _shallow(alt, value):
+                return _problem(spec, alt, value, where)
+        return where, value, spec.describe(t)
+    if not _shallow(t, value):
+        finite = "finite " if isinstance(value, float) and not math.isfinite(value) else ""
+        return where, value, finite + spec.describe(t)
+    if t.kind == "list":
+        if spec.min_items is not None and len(value) < spec.min_items:
+            return where, value, spec.describe(t)
+        for i, item in enumerate(value):
+            found = _problem(spec, t.args[0], item, f"{where}[{i}]")
+            if found:
+                return found
+        return None
+    if t.kind == "dict":
+        for key, item in value.items():
+            if not _shallow(t.args[0], key):
+                return f"{where} key", key, str(t.args[0])
+            found = _problem(spec, t.args[1], item, f"{where}[{key!r}]")
+            if found:
+                return found
+        return None
+    if t.kind == "None":
+        return None
+    if t.kind in ("int", "float"):
+        if (spec.min is not None and value < spec.min) or (spec.max is not None and value > spec.max):
+            return where, value, spec.leaf(t.kind)
+    allowed = spec.allowed()
+    if allowed is not None and value not in allowed:
+        return where, value, spec.leaf(t.kind)
+    return None
+
+
+def _shallow(t: Type, value: Any) -> bool:
+    """Whether ``value`` has the outer kind of ``t`` (bool is no number, NaN no float)."""
+    if t.kind == "union":
+        return any(_shallow(a, value) for a in t.args)
+    if t.kind == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if t.kind == "float":
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    return isinstance(value, {"str": str, "bool": bool, "None": type(None), "list": list, "dict": dict}[t.kind])
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# --------------------------------------------------------------------------- defaults
+def defaults(notebook: Path) -> dict[str, Any]:
+    """The values of the notebook's ``parameters`` cell (every assignment a literal), by name.
+    A default that is not a Python literal is left out."""
+    notebook = Path(notebook)
+    return dict(_defaults(notebook, notebook.stat().st_mtime_ns))
+
+
+@functools.lru_cache(maxsize=32)
+def _defaults(notebook: Path, _mtime: int) -> tuple[tuple[str, Any], ...]:
+    cells = json.loads(notebook.read_text())["cells"]
+    tagged = [c for c in cells if "parameters" in c.get("metadata", {}).get("tags", [])]
+    if len(tagged) != 1:
+        raise ValueError(f"{paths.display(notebook)}: expected exactly one cell tagged 'parameters', found {len(tagged)}")
+    source = "".join(tagged[0]["source"])
+    found = []
+    for node in ast.parse(source).body:
+        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else getattr(node, "target", None)
+        if isinstance(target, ast.Name) and node.value is not None:
+            try:
+                found.append((target.id, ast.literal_eval(node.value)))
+            except ValueError:
+                continue
+    return tuple(found)
+
+
+def is_default(study: str, values: Mapping[str, Any]) -> bool:
+    """Whether every given value equals the committed notebook's default (True when the
+    study has no notebook: there is nothing to differ from)."""
+    notebook = paths.study_notebook(study)
+    if notebook is None:
+        return True
+    declared = defaults(notebook)
+    return all(name in declared and _same(values[name], declared[name]) for name in values)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equality that tells a bool from a number (``True == 1`` in Python)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(map(_same, a, b))
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    return a == b

@@ -1,0 +1,289 @@
+"""Typed study parameters, the CLI's runs (one-paragraph errors, tags that never mix),
+atomic writes, provenance that identifies the code, and check-figures.
+
+Only two tests start a kernel, on a two-cell notebook in a temporary folder."""
+
+import io
+import json
+import os
+import subprocess
+import sys
+
+import nbformat
+import pandas as pd
+import pytest
+from PIL import Image
+
+from causaleval import cli, params, paths, report
+
+ASIA = paths.NOTEBOOKS / "01_asia_mag_nced.ipynb"
+SOFTWARE = paths.NOTEBOOKS / "02_software_tvd.ipynb"
+SURVEY = paths.NOTEBOOKS / "04_survey_metric_tables.ipynb"
+
+
+# ------------------------------------------------------------------- typed parameters
+@pytest.mark.parametrize("notebook, name, text, found, expected", [
+    # type
+    (ASIA, "n_graphs", "abc", "'abc' (str)", "expected int >= 1"),
+    (ASIA, "n_graphs", "2.5", "2.5 (float)", "expected int >= 1"),
+    (ASIA, "n_graphs", "true", "True (bool)", "expected int >= 1"),
+    (ASIA, "network", "5", "5 (int)", "expected str among"),
+    # range
+    (ASIA, "n_graphs", "0", "0 (int)", "expected int >= 1"),
+    (ASIA, "ks[1]", "[0.1, 1.5]", "1.5 (float)", "expected float in [0, 1]"),
+    (ASIA, "alpha", ".nan", "nan (float)", "expected finite float in [0, 1]"),
+    (SURVEY, "acic_sizes[1]", "[null, 0]", "0 (int)", "expected int >= 1"),
+    (SURVEY, "acic_sizes", "[]", "[] (list)", "of at least 1 item"),
+    # choice
+    (ASIA, "ci_test", "nosuch", "'nosuch' (str)", "among 'fisher_z', 'chi_square', 'g_test'"),
+    (ASIA, "algorithms[1]", "[pc, nope]", "'nope' (str)", "among 'hc', 'pc'"),
+    # a scalar where a list is expected, also nested (dict of lists)
+    (ASIA, "latent", "smoke", "'smoke' (str)", "expected list[str]; a single value is written as a list"),
+    (SOFTWARE, "outcomes['sqlite']", "{sqlite: runtime_ms}", "'runtime_ms' (str)", "expected list[str]"),
+    (SOFTWARE, "outcomes['sqlite'][1]", "{sqlite: [runtime_ms, 3]}", "3 (int)", "expected str"),
+    (SOFTWARE, "outcomes", "[runtime_ms]", "['runtime_ms'] (list)", "expected dict[str, list[str]]"),
+    (SOFTWARE, "covariates key", "{1: num_joins}", "1 (int)", "expected str"),
+    # unknown name, not YAML
+    (ASIA, "'n_grahps'", "3", "unknown parameter", "declared: network, latent"),
+    (ASIA, "latent", "[smoke", "'[smoke' is not YAML", "while parsing"),
+])
+def test_bad_parameters_are_refused_naming_study_parameter_value_and_expectation(
+        notebook, name, text, found, expected):
+    pname = name.split("[")[0].split()[0].strip("'")
+    with pytest.raises(params.ParameterError) as err:
+        cli.parse_overrides(notebook, [(pname, text)])
+    message = str(err.value)
+    study = params.study_name(notebook.stem)
+    assert message.startswith(f"study {study}: ")
+    assert name in message and found in message and expected in message
+
+
+def test_good_values_pass_and_a_parameter_given_twice_is_refused():
+    assert cli.parse_overrides(ASIA, [("alpha", "1"), ("latent", "[smoke, lung]"), ("output_dir", "null")]) == {
+        "alpha": 1, "latent": ["smoke", "lung"], "output_dir": None}
+    assert cli.parse_overrides(SURVEY, [("acic_sizes", "[null, 100]")]) == {"acic_sizes": [None, 100]}
+    params.check("02_software_tvd", {"outcomes": {"jdk": ["num_bytecode_ops"]}})  # the NN_ name works too
+    with pytest.raises(params.ParameterError, match="parameter n_graphs is given twice"):
+        cli.parse_overrides(ASIA, [("n_graphs", "2"), ("n_graphs", "3")])
+
+
+def test_every_notebook_has_a_schema_naming_its_parameters_and_accepting_its_defaults():
+    for notebook in cli.studies().values():
+        defaults = params.defaults(notebook)
+        assert set(params.schema(notebook.stem)) == set(defaults), notebook.name
+        params.check(notebook.stem, defaults)
+
+
+@pytest.mark.parametrize("entry, problem", [
+    ("{type: 'list[int'}", "unknown type"),
+    ("{type: 'dict[str]'}", "type 'dict\\[str\\]': list takes one type argument, dict two"),
+    ("{type: int, mn: 1}", r"unknown key\(s\) \['mn'\]"),
+    ("int", "expected a mapping with a 'type'"),
+])
+def test_a_bad_schema_is_refused_naming_file_and_parameter(tmp_path, monkeypatch, entry, problem):
+    monkeypatch.setattr(paths, "NOTEBOOKS", tmp_path)
+    (tmp_path / "01_s.ipynb").write_text("{}")
+    (tmp_path / "01_s.params.yaml").write_text(f"n: {entry}\n")
+    with pytest.raises(ValueError, match=rf"01_s.params.yaml: parameter n: {problem}"):
+        params.check("s", {"n": 1})
+
+
+# ------------------------------------------------------------------- where outputs go
+def test_output_dir_sends_non_default_runs_away_from_figures(tmp_path, monkeypatch):
+    monkeypatch.setenv("CAUSALEVAL_FIGURES", str(tmp_path / "figs"))
+    monkeypatch.setattr(paths, "RUNS", tmp_path / "runs")
+    study = "01_asia_mag_nced"
+    assert report.output_dir(study, None, {"n_graphs": 10, "latent": ["smoke"]}) == tmp_path / "figs" / study
+    changed = {"n_graphs": 3, "latent": ["smoke"]}
+    assert report.output_dir(study, None, changed) == (
+        tmp_path / "runs" / "asia_mag_nced" / f"papermill-{report.parameter_hash(changed)}" / "figures")
+    assert report.output_dir(study, None, {"seed": True}) != tmp_path / "figs" / study  # True is not 0
+    assert report.output_dir(study, str(tmp_path / "mine"), changed) == tmp_path / "mine"
+
+
+# ------------------------------------------------------------------- runs via the CLI
+@pytest.fixture
+def tiny(tmp_path, monkeypatch):
+    """A two-cell study ``tiny`` whose second cell fails when n < 0 and saves a table."""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["language_info"] = {"name": "python"}
+    first = nbformat.v4.new_code_cell("n = 1  # a count\noutput_dir = None  # where outputs go")
+    first.metadata["tags"] = ["parameters"]
+    nb.cells = [first, nbformat.v4.new_code_cell(
+        "import pandas as pd\nfrom causaleval import report\n"
+        "if n < 0:\n    raise ValueError(f'n={n} is negative,\\nsee above')\n"
+        "report.save_table(pd.DataFrame({'n': [n]}), 't', study='01_tiny', params=dict(n=n), out=output_dir)")]
+    (tmp_path / "notebooks").mkdir()
+    nbformat.write(nb, tmp_path / "notebooks" / "01_tiny.ipynb")
+    (tmp_path / "notebooks" / "01_tiny.params.yaml").write_text(
+        "n: {type: int, max: 5}\noutput_dir: {type: 'str | None'}\n")
+    monkeypatch.setattr(paths, "NOTEBOOKS", tmp_path / "notebooks")
+    monkeypatch.setattr(paths, "RUNS", tmp_path / "runs")
+    monkeypatch.setenv("CAUSALEVAL_FIGURES", str(tmp_path / "figs"))
+    return tmp_path
+
+
+def test_a_failing_run_prints_one_paragraph_and_leaves_no_run_folder(tiny, capsys):
+    assert cli.main(["run", "tiny", "-p", "n", "-1", "--tag", "neg"]) == 1
+    err = capsys.readouterr().err
+    failed = tiny / "runs" / "tiny" / "neg.failed" / "01_tiny.ipynb"
+    lines = [line for line in err.splitlines() if line.startswith("causaleval:")]
+    assert len(lines) == 1 and "Traceback" not in err and "-----" not in err
+    assert "study tiny failed in cell" in lines[0]
+    assert "ValueError: n=-1 is negative, see above" in lines[0] and str(failed) in lines[0]
+    assert failed.exists() and "n=-1 is negative" in failed.read_text()
+    assert sorted(p.name for p in (tiny / "runs" / "tiny").iterdir()) == ["neg.failed"]  # no neg/, no temporaries
+    assert not (tiny / "figs").exists()
+
+
+def test_a_second_run_into_a_tag_refuses_and_force_replaces_it_cleanly(tiny, capsys):
+    earlier = tiny / "runs" / "tiny" / "default"
+    earlier.mkdir(parents=True)
+    (earlier / "stale.txt").write_text("from an earlier run")
+    (tiny / "figs" / "01_tiny").mkdir(parents=True)
+    (tiny / "figs" / "01_tiny" / "stale.csv").write_text("x\n")
+    assert cli.main(["run", "tiny"]) == 2
+    assert "runs/tiny/default holds an earlier run; --force replaces it" in capsys.readouterr().err
+    assert cli.main(["run", "tiny", "--force"]) == 0
+    assert sorted(p.name for p in earlier.iterdir()) == ["01_tiny.html", "01_tiny.ipynb", "parameters.yaml"]
+    assert sorted(p.name for p in (tiny / "figs" / "01_tiny").iterdir()) == [
+        "t.csv", "t.md", "t.provenance.json", "t.tex"]  # the default run's figures replace the old ones
+    assert sorted(p.name for p in (tiny / "runs" / "tiny").iterdir()) == ["default"]
+    meta = json.loads((earlier / "01_tiny.ipynb").read_text())["metadata"]["papermill"]
+    assert meta["output_path"] == "01_tiny.ipynb" and str(tiny) not in json.dumps(meta)
+
+
+def _tiny_check_params(p):
+    if p["n"] == 4:
+        raise ValueError("parameter n=4: four is unlucky")
+
+
+@pytest.mark.parametrize("argv, problem", [
+    (["run", "tiny", "--tag", "../x"], "--tag '../x': expected letters"),
+    (["run", "tiny", "-p", "n", "4"], "study tiny: parameter n=4: four is unlucky"),  # the study's own check
+    (["run", "tiny", "--inplace", "-p", "n", "2"], "--inplace executes the committed notebook at its defaults"),
+    (["run", "tiny", "-p", "n", "6"], "study tiny: parameter n = 6 (int): expected int <= 5"),
+])
+def test_refused_runs_start_no_kernel_and_write_nothing(tiny, capsys, monkeypatch, argv, problem):
+    module = type(sys)("causaleval.studies.tiny")
+    module.check_params = _tiny_check_params
+    monkeypatch.setitem(sys.modules, "causaleval.studies.tiny", module)
+    assert cli.main(argv) == 2
+    assert problem in capsys.readouterr().err
+    assert not (tiny / "runs").exists() and not (tiny / "figs").exists()
+
+
+# ------------------------------------------------------------------- atomic writes
+def test_atomic_write_removes_its_temporary_on_failure_and_stale_ones_on_the_next_write(tmp_path):
+    target = tmp_path / "t.csv"
+
+    def broken(tmp):
+        open(tmp, "w").write("half")
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        report.atomic_write(target, broken)
+    assert list(tmp_path.iterdir()) == []
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    stale = [f".t.csv.{gone.pid}.abcd_123.csv", ".t.csv.abcd_123.csv"]  # a dead writer's, an old unnamed one
+    live = f".t.csv.{os.getppid()}.abcd_123.csv"  # a writer still running
+    for name in [*stale, live, ".t.csv.bak", "t.csv.bak"]:
+        (tmp_path / name).write_text("x")
+    report.atomic_write(target, lambda tmp: open(tmp, "w").write("whole"))
+    assert target.read_text() == "whole"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([live, ".t.csv.bak", "t.csv", "t.csv.bak"])
+
+
+# ------------------------------------------------------------------- provenance
+def _git(repo, *args):
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=repo, check=True,
+                   capture_output=True)
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch):
+    """A git repository with a kit (lib/causaleval/*.py) and a notebook, all committed."""
+    kit = tmp_path / "lib" / "causaleval"
+    (kit / "sub").mkdir(parents=True)
+    (kit / "a.py").write_text("A = 1\n")
+    (kit / "sub" / "b.py").write_text("B = 2\n")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("x = 1"), nbformat.v4.new_markdown_cell("# text")]
+    (tmp_path / "notebooks").mkdir()
+    nbformat.write(nb, tmp_path / "notebooks" / "01_s.ipynb")
+    _git(tmp_path, "init", "-q")
+    _git(tmp_path, "add", ".")
+    _git(tmp_path, "commit", "-q", "-m", "kit")
+    for name, value in [("ROOT", tmp_path), ("KIT", kit), ("NOTEBOOKS", tmp_path / "notebooks")]:
+        monkeypatch.setattr(paths, name, value)
+    return tmp_path
+
+
+def test_provenance_identifies_the_code_by_content_and_the_commit_only_when_clean(repo):
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True).stdout.strip()
+    first = report.code_state("01_s")
+    assert first["commit"] == head and first["notebook"] == "notebooks/01_s.ipynb"
+    assert report.provenance("01_s", {"n": 1})["code"] == first
+
+    notebook = repo / "notebooks" / "01_s.ipynb"
+    nb = nbformat.read(notebook, as_version=4)
+    nb.cells[0].outputs = [nbformat.v4.new_output("stream", text="1\n")]
+    nb.cells[0].execution_count = 7
+    injected = nbformat.v4.new_code_cell("x = 2")
+    injected.metadata["tags"] = ["injected-parameters"]
+    nb.cells.insert(1, injected)
+    nbformat.write(nb, notebook)
+    assert report.code_state("01_s") == first  # outputs, counts and injected parameters do not count
+
+    nb.cells[0].source = "x = 3"
+    nbformat.write(nb, notebook)
+    changed_notebook = report.code_state("01_s")
+    assert changed_notebook["notebook_sha256"] != first["notebook_sha256"] and changed_notebook["commit"] is None
+    _git(repo, "checkout", "--", "notebooks")
+
+    (repo / "lib" / "causaleval" / "__pycache__").mkdir()
+    (repo / "lib" / "causaleval" / "__pycache__" / "a.cpython-311.pyc").write_bytes(b"\0")
+    assert report.kit_hash() == first["kit_sha256"]  # caches do not count (and are git-ignored in the kit)
+    (repo / "lib" / "causaleval" / "sub" / "b.py").write_text("B = 3\n")
+    changed_kit = report.code_state("01_s")
+    assert changed_kit["kit_sha256"] != first["kit_sha256"] and changed_kit["commit"] is None
+    assert changed_kit["notebook_sha256"] == first["notebook_sha256"]
+
+
+def _png(color, compress):
+    data = io.BytesIO()
+    Image.new("RGB", (4, 4), color).save(data, format="png", compress_level=compress)
+    return data.getvalue()
+
+
+def test_check_figures_lists_outputs_that_differ_from_head(repo, monkeypatch, capsys):
+    figs = repo / "figures" / "s"
+    figs.mkdir(parents=True)
+    pd.DataFrame({"v": [0.1]}).to_csv(figs / "t.csv")
+    (figs / "f.png").write_bytes(_png("red", 9))
+    (figs / "g.png").write_bytes(_png("red", 9))
+    (figs / "gone.md").write_text("| v |\n")
+    (figs / "t.provenance.json").write_text("{}\n")
+    _git(repo, "add", "figures")
+    _git(repo, "commit", "-q", "-m", "figures")
+    monkeypatch.setenv("CAUSALEVAL_FIGURES", str(repo / "figures"))
+    assert report.compare_figures() == ([], 4)
+
+    pd.DataFrame({"v": [0.1 + 1e-12]}).to_csv(figs / "t.csv")
+    (figs / "f.png").write_bytes(_png("red", 0))  # other bytes, the same pixels
+    (figs / "g.png").write_bytes(_png("blue", 9))
+    (figs / "gone.md").unlink()
+    (figs / "new.csv").write_text("v\n1\n")
+    (figs / "t.provenance.json").write_text('{"code": {}}\n')
+    (figs / ".t.csv.123.abcdefgh.csv").write_text("a temporary")
+    assert (figs / "f.png").read_bytes() != _png("red", 9)
+    rows, compared = report.compare_figures()
+    assert compared == 4 and sorted(rows) == [
+        ("differs", "figures/s/g.png"), ("differs", "figures/s/t.csv"),
+        ("missing", "figures/s/gone.md"), ("new", "figures/s/new.csv")]
+    assert cli.main(["check-figures"]) == 0
+    out = capsys.readouterr().out
+    assert "differs  figures/s/t.csv" in out and "3 of 4 committed outputs" in out
+    assert cli.main(["check-figures", "--strict"]) == 1
