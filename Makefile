@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test reproduce bench collect postgres-server lab clean-venv
+.PHONY: test reproduce report bench collect system-packages lab clean-venv
 
 # The snapshots in data/software/ (see data/MANIFEST.md); `make collect` recollects them
 # (resuming an interrupted collection). Remove a domain's folder first to start over.
@@ -16,25 +16,36 @@ $(STAMP): pyproject.toml constraints.txt
 	$(PY) -m pip install -q -c constraints.txt -e ".[dev]"
 	@touch $(STAMP)
 
-# Debian's PostgreSQL server, for the postgres query domain (root, or sudo when not root).
-postgres-server:
-	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
+# Debian's packages the tests need, installed when missing (root, or sudo when not root):
+# PostgreSQL's server for the postgres query domain, Chromium for the report's browser test.
+system-packages:
+	@missing=""; \
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	if [ -n "$$missing" ]; then \
 	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql; }
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
 
-test: $(STAMP) postgres-server  ## unit tests, property tests and nbval over notebooks/*.ipynb
-	CAUSALEVAL_REQUIRE_POSTGRES=1 $(PY) -m pytest
+# Unit tests and the notebooks run side by side on two workers (nbval keeps each notebook's
+# cells together on one worker: --dist loadscope).
+test: $(STAMP) system-packages  ## unit tests, property tests and nbval over notebooks/*.ipynb
+	CAUSALEVAL_REQUIRE_POSTGRES=1 CAUSALEVAL_REQUIRE_BROWSER=1 $(PY) -m pytest -n 2 --dist loadscope
 
 reproduce: $(STAMP)  ## run every study notebook at its defaults; rewrites figures/
 	$(PY) -m causaleval reproduce
 
-bench: $(STAMP) postgres-server  ## performance scripts in benchmarks/
+report: $(STAMP)  ## the static HTML site of every study, runs/report/index.html
+	$(PY) -m causaleval report
+
+bench: $(STAMP) system-packages  ## performance scripts in benchmarks/
 	$(PY) benchmarks/bench_structural.py
 	$(PY) benchmarks/bench_collect.py
 	$(PY) benchmarks/bench_do_inference.py
 	$(PY) benchmarks/bench_mmhc.py
+	$(PY) benchmarks/bench_ges.py
 
-collect: $(STAMP) postgres-server  ## recollect data/software/{sqlite,postgres} (resumes)
+collect: $(STAMP) system-packages  ## recollect data/software/{sqlite,postgres} (resumes)
 	$(PY) -m causaleval collect sqlite $(COLLECT_ARGS) --out data/software/sqlite
 	$(PY) -m causaleval collect postgres $(COLLECT_ARGS) --out data/software/postgres
 
