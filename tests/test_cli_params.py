@@ -285,5 +285,5 @@ def test_check_figures_lists_outputs_that_differ_from_head(repo, monkeypatch, ca
         ("missing", "figures/s/gone.md"), ("new", "figures/s/new.csv")]
     assert cli.main(["check-figures"]) == 0
     out = capsys.readouterr().out
-    assert "differs  figures/s/t.csv" in out and "3 of 4 committed outputs" in out
+    assert "differs  figures/s/t.csv" in out and "3 of the 4 outputs committed at HEAD differ or are missing" in out and "; 1 new" in out
     assert cli.main(["check-figures", "--strict"]) == 1

@@ -309,8 +309,8 @@ def check_figures(strict: bool) -> int:
     for status, name in rows:
         print(f"  {status:8} {name}")
     changed = sum(status != "new" for status, _ in rows)
-    print(f"check-figures: {changed} of {compared} committed outputs in figures/ differ from {root}/ "
-          f"({sum(status == 'new' for status, _ in rows)} new; provenance sidecars not compared)")
+    print(f"check-figures: {changed} of the {compared} outputs committed at HEAD differ or are missing in "
+          f"{root}/; {sum(status == 'new' for status, _ in rows)} new (provenance sidecars not compared)")
     return 1 if strict and rows else 0
 
 
