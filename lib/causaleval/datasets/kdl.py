@@ -194,7 +194,7 @@ def _match_columns(frame: pd.DataFrame, schema: KdlSchema, path: Path) -> tuple[
 
 def _check_levels(table: Table, frame: pd.DataFrame, schema: KdlSchema,
                   levels: Mapping[str, Sequence] | None) -> None:
-    """Each treatment at the layout's levels (or ``levels[t]``); then each run once."""
+    """Each treatment at the layout's levels, or ``levels[t]`` where given."""
     levels = dict(levels or {})
     stray = sorted(set(levels) - set(schema.treatments))
     if stray:

@@ -68,9 +68,9 @@ class Table:
         return f"data row{'s' if len(rows) > 1 else ''} {[int(r) + 1 for r in rows]}"
 
 
-def read_bytes(path: str | Path) -> bytes:
-    """The file's bytes, decompressed when it ends in ``.gz``; refused when missing, empty,
-    or a truncated or corrupt gzip stream."""
+def read_bytes(path: str | Path, expected: str = "a header line and rows") -> bytes:
+    """The file's bytes, decompressed when it ends in ``.gz``; refused when missing, empty
+    (``expected`` says what it should hold), or a truncated or corrupt gzip stream."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such file")
@@ -82,7 +82,7 @@ def read_bytes(path: str | Path) -> bytes:
             raise DataFileError(f"{path}: truncated or corrupt gzip stream ({type(err).__name__}: "
                                 f"{err}); expected a complete gzip file") from err
     if not data.strip():
-        raise DataFileError(f"{path}: the file is empty; expected a header line and rows")
+        raise DataFileError(f"{path}: the file is empty; expected {expected}")
     return data
 
 
@@ -90,7 +90,7 @@ def read_manifest(path: str | Path, required: Mapping[str, type | tuple[type, ..
     """A JSON object with ``required`` keys of the given types; refused (naming the file and
     the key) when missing, empty, truncated, not an object, or a key is absent or mistyped."""
     path = Path(path)
-    data = read_bytes(path)
+    data = read_bytes(path, "a JSON object")
     try:
         manifest = json.loads(data.decode("utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
