@@ -9,7 +9,8 @@ class's DAGs. Two rules, chosen by a parameter (``cpdag_rule``) in the studies:
   it and remove it. Deterministic; the DAG a user of the learner would usually fit.
 * ``"mec_average"``: the average of ``P(O | do(T))`` over every member of the class
   (every acyclic orientation of the undirected edges that adds no v-structure), fitted
-  to the same data; exact but exponential in the number of undirected edges (capped).
+  to the same data; exact but exponential in the size of the largest connected set of
+  undirected edges (capped at ``MAX_UNDIRECTED`` edges).
   A PDAG without members is fitted through the fallback extension instead.
 
 A DAG passes through unchanged. A PDAG with no consistent extension (PC can return one)
@@ -31,6 +32,14 @@ RULES = ("extension", "mec_average")
 MAX_UNDIRECTED = 16
 
 
+class NoExtension(ValueError):
+    """A PDAG whose orientations conflict: no DAG of its class exists."""
+
+
+class TooManyOrientations(ValueError):
+    """A PDAG with more undirected edges than the enumeration limit."""
+
+
 def consistent_extension(graph: CausalGraph, fallback: bool = True) -> CausalGraph:
     """A DAG in the class of the (C)PDAG ``graph`` (Dor and Tarsi 1992).
 
@@ -50,7 +59,7 @@ def consistent_extension(graph: CausalGraph, fallback: bool = True) -> CausalGra
         return graph
     try:
         return _dor_tarsi(graph, directed, undirected.copy())
-    except ValueError:
+    except NoExtension:
         if not fallback:
             raise
     directed, loose = _acyclic_part(directed)
@@ -107,8 +116,8 @@ def _dor_tarsi(graph: CausalGraph, directed: np.ndarray, undirected: np.ndarray)
                 pick = x
                 break
         if pick is None:
-            raise ValueError(f"graph {graph.name!r} has no consistent DAG extension "
-                             "(its orientations conflict)")
+            raise NoExtension(f"graph {graph.name!r} has no consistent DAG extension "
+                              "(its orientations conflict)")
         for y in alive:
             if undirected[pick, y]:
                 result[y, pick] = True
@@ -119,23 +128,58 @@ def _dor_tarsi(graph: CausalGraph, directed: np.ndarray, undirected: np.ndarray)
 
 
 def mec_members(graph: CausalGraph, limit: int = MAX_UNDIRECTED) -> list[CausalGraph]:
-    """Every DAG orienting ``graph``'s undirected edges without a cycle or a new v-structure."""
+    """Every DAG orienting ``graph``'s undirected edges without a cycle or a new v-structure.
+
+    The undirected edges fall into connected components; a v-structure or cycle made by
+    orienting one component's edges involves only that component's edges, so each
+    component's valid orientations are enumerated on their own (``2^k`` for a component
+    of ``k`` edges, at most ``limit``), and their combinations are checked once more as a
+    whole (for PDAGs that are not CPDAGs)."""
     directed = graph.directed_matrix()
-    edges = [(i, j) for i, j in zip(*np.nonzero(np.triu(graph.undirected_matrix())))]
-    if len(edges) > limit:
-        raise ValueError(f"graph {graph.name!r} has {len(edges)} undirected edges; enumerating "
-                         f"2^{len(edges)} orientations is past the limit of {limit}")
-    base_v = _v_structures(directed)
+    skeleton = graph.skeleton()
+    base_v = _v_structures(directed, skeleton)  # a v-structure needs non-adjacent ends
+    components = _components([(int(i), int(j)) for i, j in zip(*np.nonzero(np.triu(graph.undirected_matrix())))])
+    largest = max(map(len, components), default=0)
+    if largest > limit:
+        raise TooManyOrientations(f"graph {graph.name!r} has {largest} undirected edges in one component; "
+                                  f"enumerating 2^{largest} orientations is past the limit of {limit}")
+    options = []
+    for edges in components:
+        valid = []
+        for flips in itertools.product((False, True), repeat=len(edges)):
+            oriented = [(j, i) if flip else (i, j) for (i, j), flip in zip(edges, flips)]
+            d = directed.copy()
+            d[tuple(np.array(oriented).T)] = True
+            if _is_acyclic(d) and _v_structures(d, skeleton) == base_v:
+                valid.append(oriented)
+        options.append(valid)
     members = []
-    for flips in itertools.product((False, True), repeat=len(edges)):
+    for choice in itertools.product(*options):
         d = directed.copy()
-        for (i, j), flip in zip(edges, flips):
-            d[(j, i) if flip else (i, j)] = True
-        if _v_structures(d) == base_v and _is_acyclic(d):
+        for oriented in choice:
+            d[tuple(np.array(oriented).T)] = True
+        if _is_acyclic(d) and _v_structures(d, skeleton) == base_v:
             members.append(CausalGraph.from_adjacency(d.astype(np.int8), graph.nodes, name=graph.name))
     if not members:
-        raise ValueError(f"graph {graph.name!r} has no consistent DAG extension")
+        raise NoExtension(f"graph {graph.name!r} has no consistent DAG extension")
     return members
+
+
+def _components(edges: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
+    """The edges grouped by the connected components they form (in order of first edge)."""
+    root: dict[int, int] = {}
+
+    def find(v: int) -> int:
+        while root.setdefault(v, v) != v:
+            v = root[v]
+        return v
+
+    for i, j in edges:
+        root[find(i)] = find(j)
+    groups: dict[int, list[tuple[int, int]]] = {}
+    for i, j in edges:
+        groups.setdefault(find(i), []).append((i, j))
+    return list(groups.values())
 
 
 def interventional_tables(
@@ -152,7 +196,7 @@ def interventional_tables(
     else:
         try:
             dags = mec_members(graph)
-        except ValueError:  # no member: average over nothing; use the fallback extension
+        except NoExtension:  # no member: average over nothing; use the fallback extension
             dags = [consistent_extension(graph)]
     tables = {pair: 0.0 for pair in pairs}
     for dag in dags:
@@ -161,8 +205,10 @@ def interventional_tables(
     return tables
 
 
-def _v_structures(d: np.ndarray) -> set[tuple[int, int, int]]:
-    adjacent = d | d.T
+def _v_structures(d: np.ndarray, adjacent: np.ndarray | None = None) -> set[tuple[int, int, int]]:
+    """Triples ``(a, c, b)`` with ``a -> c <- b`` in ``d`` and a, b not adjacent (in
+    ``adjacent``, default the skeleton of ``d``; a PDAG's undirected edges count)."""
+    adjacent = d | d.T if adjacent is None else adjacent
     found = set()
     for c in range(len(d)):
         parents = np.flatnonzero(d[:, c])

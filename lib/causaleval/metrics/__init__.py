@@ -1,6 +1,7 @@
 """Metrics of the kit, one module per family (each function names its equation and paper):
 
 * ``structural``: graph against graph (papers 003 and 000);
+* ``sid_bounds``: SID of a CPDAG as its bounds over the equivalence class (Peters and Buehlmann 2015);
 * ``interventional``: distributions P(O | do(T)) against each other (papers 001 and 000);
 * ``effect``: effect estimates against true effects, uplift and Qini, time-series tests, FACE/FACT (paper 000);
 * ``ibm``: the IBM benchmarking framework's scores and file formats (paper 002);
@@ -11,6 +12,7 @@
 """
 
 from causaleval.metrics.interventional import kl_divergence, mean_tvd, pairwise_tvd, total_tvd, tvd
+from causaleval.metrics.sid_bounds import sid_bounds
 from causaleval.metrics.structural import (
     Confusion,
     KOutsideRecommendedRange,
@@ -28,6 +30,7 @@ from causaleval.metrics.structural import (
     recall,
     roc_auc,
     shd_cpdag,
+    shd_cpdag_pairs,
     shd_dag,
     shd_pairs,
     sid,
@@ -37,5 +40,5 @@ from causaleval.metrics.structural import (
 __all__ = [
     "Confusion", "KOutsideRecommendedRange", "adjacency_mse", "ced", "confusion", "edge_pr_auc", "edge_roc_auc",
     "f1", "fpr", "frobenius", "nced", "prc_auc", "precision", "recall", "roc_auc", "shd_cpdag", "shd_dag",
-    "shd_pairs", "sid", "tpr", "tvd", "pairwise_tvd", "total_tvd", "mean_tvd", "kl_divergence",
+    "shd_cpdag_pairs", "shd_pairs", "sid", "sid_bounds", "tpr", "tvd", "pairwise_tvd", "total_tvd", "mean_tvd", "kl_divergence",
 ]
