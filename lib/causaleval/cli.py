@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import json
 import os
 import re
 import shutil
@@ -149,7 +150,7 @@ def run_study(name: str, overrides: dict[str, Any], tag: str | None = None, inpl
         injected["output_dir"] = str(work / "figures")
     if not overrides:
         env["CAUSALEVAL_FIGURES"] = str(work / _DEFAULT_FIGURES)
-    resolved = {**params.defaults(notebook), **injected}
+    resolved = json.loads(json.dumps({**params.defaults(notebook), **injected}, default=str))  # plain YAML types
     (work / "parameters.yaml").write_text(yaml.safe_dump(_moved(resolved, work, final), sort_keys=True))
     output = work / notebook.name
     print(f"running {paths.display(notebook)} -> {_show(notebook if inplace else final / notebook.name)}",
