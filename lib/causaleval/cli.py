@@ -12,6 +12,9 @@
   otherwise. ``--inplace`` executes the committed notebook itself (defaults only).
 * ``reproduce [--inplace]``: run every study at its defaults, replacing ``runs/<study>/default/``.
 * ``check-figures [--strict]``: list the outputs under ``figures/`` that differ from git HEAD's.
+* ``new NAME --paper "Author et al. 2026" [--title T] [--no-run]``: start a study from the
+  kit's template (:mod:`causaleval.scaffold`) and execute its notebook in place.
+* ``report``: the static HTML site of every study, ``runs/report/index.html`` (:mod:`causaleval.site`).
 * ``collect sqlite|postgres --subjects N --trials T --out DIR``: run (or resume) a
   factorial experiment on a real query engine (:mod:`causaleval.collect`).
 
@@ -45,7 +48,7 @@ from typing import Any
 
 import yaml
 
-from causaleval import params, paths, report
+from causaleval import params, paths, plugins, report
 
 _NOTEBOOK = re.compile(r"^\d\d_(?P<name>\w+)\.ipynb$")
 _TAG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
@@ -115,6 +118,7 @@ def check_study(name: str, overrides: Mapping[str, Any]) -> None:
         raise
     if hasattr(module, "check_params"):
         try:
+            plugins.load(overrides.get("plugins", []))  # a plugin's learners are valid names
             module.check_params({**params.defaults(study_notebook(name)), **overrides})
         except ValueError as err:
             raise params.ParameterError(f"study {name}: {err}") from None
@@ -338,6 +342,12 @@ def main(argv: list[str] | None = None) -> int:
     rep = sub.add_parser("reproduce", help="run every study at its defaults")
     rep.add_argument("--inplace", action="store_true", help="execute the committed notebooks themselves")
     rep.add_argument("--verbose", action="store_true", help="print the traceback of a failure")
+    new = sub.add_parser("new", help="start a new study from the kit's template")
+    new.add_argument("name", help="the study's name: lowercase letters, digits and _")
+    new.add_argument("--paper", required=True, help='short citation of the paper, e.g. "Author et al. 2026"')
+    new.add_argument("--title", help="the notebook's title (default: from the name)")
+    new.add_argument("--no-run", action="store_true", help="write the files without executing the notebook")
+    sub.add_parser("report", help="build the HTML site of every study under runs/report/")
     chk = sub.add_parser("check-figures", help="list outputs in figures/ that differ from git HEAD's")
     chk.add_argument("--strict", action="store_true", help="exit 1 when any output differs")
     col = sub.add_parser("collect", help="collect a software-system domain (resumes when interrupted)")
@@ -354,6 +364,8 @@ def main(argv: list[str] | None = None) -> int:
             _list()
         elif args.command == "run":
             overrides = parse_overrides(study_notebook(args.study), args.parameter)
+            if "plugins" in overrides:  # relative .py paths name files from where the user stands
+                overrides["plugins"] = plugins.resolve(overrides["plugins"], Path.cwd())
             run_study(args.study, overrides, args.tag, args.inplace, args.force)
         elif args.command == "reproduce":
             failed = []
@@ -371,6 +383,18 @@ def main(argv: list[str] | None = None) -> int:
                 return 1
         elif args.command == "check-figures":
             return check_figures(args.strict)
+        elif args.command == "new":
+            from causaleval.scaffold import new_study
+
+            made = new_study(args.name, args.paper, args.title)
+            for role, path in made.items():
+                print(f"{role}: {paths.display(path)}", file=sys.stderr)
+            if not args.no_run:
+                run_study(args.name, {}, inplace=True)
+        elif args.command == "report":
+            from causaleval.site import build
+
+            print(f"report: {paths.display(build())}", file=sys.stderr)
         else:
             from causaleval.collect import collect_domain
 
