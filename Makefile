@@ -32,8 +32,9 @@ system-packages:
 test: $(STAMP) system-packages  ## unit tests, property tests and nbval over notebooks/*.ipynb
 	CAUSALEVAL_REQUIRE_POSTGRES=1 CAUSALEVAL_REQUIRE_BROWSER=1 $(PY) -m pytest -n 2 --dist loadscope
 
-reproduce: $(STAMP)  ## run every study notebook at its defaults; rewrites figures/
+reproduce: $(STAMP)  ## run every study notebook at its defaults; rewrites figures/, then lists outputs that differ from git HEAD
 	$(PY) -m causaleval reproduce
+	$(PY) -m causaleval check-figures
 
 report: $(STAMP)  ## the static HTML site of every study, runs/report/index.html
 	$(PY) -m causaleval report
