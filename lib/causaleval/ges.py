@@ -50,11 +50,11 @@ Scores (higher is better), each cached by (node, sorted parent tuple) for the wh
   doi:10.1214/14-AOS1217) with their defaults ``alpha_mu = 1``, ``alpha_w = p + alpha_mu + 1``,
   ``T = t I``, ``t = alpha_mu (alpha_w - p - 1) / (alpha_mu + 1)`` and prior mean 0 (as
   their R package BiDAG). With ``R = T + sum_n (x_n - xbar)(x_n - xbar)' +
-  N alpha_mu / (N + alpha_mu) xbar xbar'``, a node with ``l`` parents ``P`` (``Y = {i} | P``)::
+  N alpha_mu / (N + alpha_mu) xbar xbar'``, a node with ``k`` parents ``P`` (``Y = {i} | P``)::
 
       -N/2 log pi + 1/2 log(alpha_mu / (N + alpha_mu)) + lgamma((N + a) / 2) - lgamma(a / 2)
-        + (a + l)/2 log t - (N + a)/2 (log|R_YY| - log|R_PP|) - 1/2 log|R_PP|,
-      a = alpha_w - p + l + 1.
+        + (a + k)/2 log t - (N + a)/2 (log|R_YY| - log|R_PP|) - 1/2 log|R_PP|,
+      a = alpha_w - p + k + 1.
 """
 
 from __future__ import annotations
@@ -140,8 +140,8 @@ class BDeuScore(LocalScore):
         second = np.cumsum(data_terms, axis=1)[:, -1]  # sequential sums, as causal-learn's loop
         lgamma_a_ij = math.lgamma(a_ij)
         total = self.prior[len(parents)]
-        for n, s in zip(n_ij, second.tolist()):
-            total += (lgamma_a_ij - math.lgamma(n + a_ij)) + s
+        for n_j, second_j in zip(n_ij, second.tolist()):
+            total += (lgamma_a_ij - math.lgamma(n_j + a_ij)) + second_j
         return float(total)
 
 
@@ -170,6 +170,31 @@ class BICScore(LocalScore):
         likelihood = -0.5 * self.n * (1 + np.log(sigma))
         penalty = self.lambda_value * (len(pa) + 1) * np.log(self.n)
         return float(likelihood - penalty)
+
+
+class BGeScore(LocalScore):
+    """The BGe score (see the module notes for the formula and its references)."""
+
+    def __init__(self, values: np.ndarray, alpha_mu: float = 1.0):
+        super().__init__()
+        n, p = values.shape
+        self.alpha_w = p + alpha_mu + 1
+        self.t = alpha_mu * (self.alpha_w - p - 1) / (alpha_mu + 1)
+        mean = values.mean(axis=0)
+        centred = values - mean
+        self.r = self.t * np.eye(p) + centred.T @ centred + (n * alpha_mu / (n + alpha_mu)) * np.outer(mean, mean)
+        self.n, self.p = n, p
+        self.constant = -n / 2 * math.log(math.pi) + 0.5 * math.log(alpha_mu / (n + alpha_mu))
+
+    def _logdet(self, nodes: list[int]) -> float:
+        return float(np.linalg.slogdet(self.r[np.ix_(nodes, nodes)])[1]) if nodes else 0.0
+
+    def compute(self, node: int, parents: tuple[int, ...]) -> float:
+        n, k = self.n, len(parents)
+        a = self.alpha_w - self.p + k + 1
+        family, given = self._logdet([node, *parents]), self._logdet(list(parents))
+        return (self.constant + math.lgamma((n + a) / 2) - math.lgamma(a / 2) + (a + k) / 2 * math.log(self.t)
+                - (n + a) / 2 * (family - given) - given / 2)
 
 
 @dataclass(frozen=True)
@@ -235,31 +260,6 @@ def _local_score(data: pd.DataFrame, score: str, lambda_value: float) -> LocalSc
     if not lambda_value > 0:
         raise ValueError(f"GES: lambda_value must be positive, got {lambda_value}")
     return BICScore(values, lambda_value)
-
-
-class BGeScore(LocalScore):
-    """The BGe score (see the module notes for the formula and its references)."""
-
-    def __init__(self, values: np.ndarray, alpha_mu: float = 1.0):
-        super().__init__()
-        n, p = values.shape
-        self.alpha_w = p + alpha_mu + 1
-        self.t = alpha_mu * (self.alpha_w - p - 1) / (alpha_mu + 1)
-        mean = values.mean(axis=0)
-        centred = values - mean
-        self.r = self.t * np.eye(p) + centred.T @ centred + (n * alpha_mu / (n + alpha_mu)) * np.outer(mean, mean)
-        self.n, self.p = n, p
-        self.constant = -n / 2 * math.log(math.pi) + 0.5 * math.log(alpha_mu / (n + alpha_mu))
-
-    def _logdet(self, nodes: list[int]) -> float:
-        return float(np.linalg.slogdet(self.r[np.ix_(nodes, nodes)])[1]) if nodes else 0.0
-
-    def compute(self, node: int, parents: tuple[int, ...]) -> float:
-        n, l = self.n, len(parents)
-        a = self.alpha_w - self.p + l + 1
-        family, given = self._logdet([node, *parents]), self._logdet(list(parents))
-        return (self.constant + math.lgamma((n + a) / 2) - math.lgamma(a / 2) + (a + l) / 2 * math.log(self.t)
-                - (n + a) / 2 * (family - given) - given / 2)
 
 
 def _example(column: pd.Series) -> str:
