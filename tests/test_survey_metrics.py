@@ -17,11 +17,36 @@ RNG = np.random.default_rng(7)
 
 
 # ------------------------------------------------------------------ registry
-def test_every_hand_case_and_cross_check_agrees_on_random_inputs():
+def test_every_hand_case_agrees_and_the_two_kinds_of_check_are_counted_apart():
     table = registry.master_table({})
     hand = table.dropna(subset=["hand case expected"])
-    assert hand["agrees"].all(), hand[~hand["agrees"].astype(bool)]
+    assert hand["agrees with hand case"].astype(bool).all(), hand
     assert table.index.is_unique
+    counts = registry.cross_check_counts(table)
+    with_reference = sum(m.reference is not None for m in registry.REGISTRY)
+    assert counts["checked on a hand-computed case"] == sum(m.hand is not None for m in registry.REGISTRY)
+    assert counts["checked against an independent implementation"] == 0  # no worked examples given
+    assert counts["with no check of either kind"] == len(table) - len(hand)
+    # SHD has both kinds; counterfactual fairness only a hand case; a library check is named as such
+    assert table.loc["SHD (edits)", "independent implementation"] == "gadjid.shd"
+    assert table.loc["counterfactual fairness", "independent implementation"] == ""
+    assert table.loc["SID", "independent implementation"] == ""
+    assert with_reference == (table["independent implementation"] != "").sum()
+
+
+def test_an_independent_implementation_that_disagrees_is_shown(monkeypatch):
+    import dataclasses
+
+    ex = {"MAE (ATE)": ("toy", ([1.0, 2.0], [1.0, 2.5]), {})}
+    table = registry.master_table(ex)
+    assert table.loc["MAE (ATE)", "agrees with independent"] == True  # noqa: E712
+    assert table.loc["MAE (ATE)", "value"] == pytest.approx(0.25)
+    wrong = dataclasses.replace(registry.REGISTRY[0], reference=lambda t, e: 0.3)
+    monkeypatch.setattr(registry, "REGISTRY", (wrong, *registry.REGISTRY[1:]))
+    bad = registry.master_table(ex)
+    assert bad.loc["MAE (ATE)", "agrees with independent"] == False  # noqa: E712
+    counts = registry.cross_check_counts(bad)
+    assert counts["checked against an independent implementation"] == 1 and counts["agreeing with it"] == 0
 
 
 def test_every_entry_has_a_cross_check_and_a_source():
@@ -33,7 +58,9 @@ def test_every_entry_has_a_cross_check_and_a_source():
 def test_lookup_by_the_surveys_names():
     assert [m.name for m in registry.lookup("KL-Divergence")] == ["KL divergence"]
     assert {m.name for m in registry.lookup("mse")} == {"MSE (ATE)", "adjacency MSE"}
-    assert registry.lookup("Ctf-DE") == []
+    assert [m.name for m in registry.lookup("Ctf-DE")] == ["Ctf-DE"]
+    assert {m.name for m in registry.lookup("Refutation")} == {"placebo treatment", "random common cause", "data subset"}
+    assert registry.lookup("Pairwise") == []
 
 
 # ------------------------------------------------------------------ effect estimation
@@ -303,3 +330,32 @@ def test_modes_regroup_with_isclose_and_density_filters_rare_modes():
     assert ad.mode_precision_recall([1.0], learned, density=0.06).precision == 1.0
     with pytest.raises(ValueError, match="density=2"):
         ad.mode_precision_recall([1.0], [1.0], density=2)
+
+
+# ------------------------------------------------------------------ CIC, coverage (paper 002) and Table III claims
+def test_a_calibrated_interval_has_cic_near_0_2_not_0_95():
+    from causaleval.studies import survey_metric_tables as S
+
+    assert S.calibrated_cic() == pytest.approx(np.sqrt(2 / np.pi) / (2 * 1.959963984540054))
+    assert S.calibrated_cic(0.5) == pytest.approx(np.sqrt(2 / np.pi) / (2 * stats.norm.ppf(0.75)))
+    summary = S.interval_summary(S.interval_simulation(n=300, replications=300, n_bootstrap=[20, 200],
+                                                       effect=1.0, seed=1))
+    normal = summary.loc[("linear", "normal (1.96 SE)")]
+    assert 0.92 <= normal["coverage"] <= 0.98 and abs(normal["CIC"] - S.calibrated_cic()) < 0.03
+    assert summary.loc[("linear", "percentile bootstrap, 20 resamples"), "coverage"] < normal["coverage"]
+    assert summary.loc[("misspecified", "normal (1.96 SE)"), "coverage"] < 0.85  # a biased estimator
+
+
+def test_table3_claims_are_checked_against_the_ticks():
+    from causaleval import report
+    from causaleval.studies import survey_metric_tables as S
+
+    raw = report.paper_values("cheng_table3")
+    audit = S.table3_claim_audit(raw, report.paper_values("cheng_table3_claims"))
+    assert (audit["verdict"] == "contradicted by Table III").sum() == 4
+    assert "JustCause: PEHE" in audit.iloc[0]["Table III ticks"]
+    claims = pd.DataFrame({"claim": ["x", "y"], "tools": ["CausalML", "Nope"], "items": ["RMSE", "RMSE"],
+                           "expected": ["present", "absent"]})
+    assert S.table3_claim_audit(raw, claims.iloc[:1]).iloc[0]["verdict"] == "consistent with Table III"
+    with pytest.raises(ValueError, match=r"tools \['Nope'\] are not in Table III"):
+        S.table3_claim_audit(raw, claims)

@@ -1,10 +1,10 @@
-"""Study 4: the survey metric tables (papers 000, 001, 002, 004) and worked examples of every metric.
+"""Study 4: the survey metric tables (Cheng et al. 2022; Gentzel et al. 2019; Shimoni et al. 2018; Emezue et al. 2023) and worked examples of every metric.
 
 The pipeline of ``notebooks/04_survey_metric_tables.ipynb`` as functions:
 
-* Gentzel et al. (paper 001) survey Tables 1 and 2 from the published counts, and an audit of
+* Gentzel et al. (Gentzel et al. 2019) survey Tables 1 and 2 from the published counts, and an audit of
   every percentage the text states (:func:`percentage_audit`, :func:`count_checks`);
-* Cheng et al. (paper 000) Tables I-III from structured data, with the kit's implementation and
+* Cheng et al. (Cheng et al. 2022) Tables I-III from structured data, with the kit's implementation and
   its cross-check beside each metric (:func:`with_implementation`);
 * worked examples on real or simulated data: effect estimators of causallib on the ACIC 2016
   data the causallib wheel ships (:func:`acic_results`), graphs learned from Asia
@@ -17,7 +17,7 @@ The pipeline of ``notebooks/04_survey_metric_tables.ipynb`` as functions:
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,17 +37,10 @@ ESTIMATORS = ("ipw", "standardization", "aipw")
 
 #: why a metric a survey lists has no implementation here
 NOT_IMPLEMENTED = {
-    "Interpretability": "a reconstruction error under an autoencoder of the data; the survey gives no formula",
     "Speed": "the run time of an explanation method, not a score of its output",
     "Visual Linguistic": "multimodal (image and text) explanations; the survey gives no formula",
     "Visual-Linguistic Counterfactuals": "multimodal (image and text) explanations; the survey gives no formula",
-    "Counterfactual Fairness": "needs counterfactuals of a structural causal model (eq. 24); no example here has one",
-    "PC-Fairness": "needs path-specific counterfactuals of a structural causal model (eq. 25)",
-    "Ctf-DE": "needs nested counterfactuals of a structural causal model (eq. 26)",
-    "Ctf-IE": "needs nested counterfactuals of a structural causal model (eq. 27)",
-    "Ctf-SE": "needs nested counterfactuals of a structural causal model (eq. 28)",
     "Pairwise": "the survey does not define it",
-    "Refutation": "a procedure (DoWhy's refuters), not a score",
 }
 #: survey entries that name a group of metrics implemented under their own names
 COVERED_ELSEWHERE = {"Standard and Heterogeneous Effect Metrics": "the effect metrics above, at each time step"}
@@ -58,9 +51,9 @@ _TASKS = {"Causal Effect Estimation": (registry.EFFECT, registry.IBM),
           "Unbiased Interactive ML": (registry.CAUSAL_ML,)}
 
 
-# ============================================================ survey tables (paper 001)
+# ============================================================ survey tables (Gentzel et al. 2019)
 def gentzel_table1(counts: pd.DataFrame) -> pd.DataFrame:
-    """Table 1 of paper 001 (papers per venue and year) with totals computed from the counts."""
+    """Table 1 of Gentzel et al. (2019) (papers per venue and year) with totals computed from the counts."""
     table = counts.set_index("venue")
     table.columns = [str(c) for c in table.columns]
     table["Total"] = table.sum(axis=1)
@@ -77,7 +70,7 @@ def printed_totals(table1: pd.DataFrame, printed: pd.DataFrame) -> pd.DataFrame:
 
 
 def gentzel_table2(counts: pd.DataFrame) -> pd.DataFrame:
-    """Table 2 of paper 001: papers per evaluation measure and data source."""
+    """Table 2 of Gentzel et al. (2019): papers per evaluation measure and data source."""
     return counts.set_index("measure").astype(int)
 
 
@@ -143,7 +136,7 @@ def count_checks(table2: pd.DataFrame, audit: pd.DataFrame) -> pd.DataFrame:
     return frame.assign(holds=frame["stated"] == frame["computed"]).set_index("check")
 
 
-# ============================================================ survey tables (paper 000)
+# ============================================================ survey tables (Cheng et al. 2022)
 def implementation(item: str, task: str | None = None) -> tuple[str, str]:
     """(function(s), cross-check(s)) of a metric a survey names, or ("not implemented: why", "")."""
     found = registry.lookup(item)
@@ -262,14 +255,15 @@ def _instance_estimates(instance: Instance, estimators: Sequence[str], n_bootstr
 
 
 def acic_results(instances: Sequence[Instance], estimators: Sequence[str], *, n_bootstrap: int, seed: int,
-                 n_jobs: int = -1) -> pd.DataFrame:
+                 n_jobs: int = -1, progress: bool = True) -> pd.DataFrame:
     """Each estimator's ATE on each instance with a percentile bootstrap 95% interval
-    (``n_bootstrap`` resamples of the rows), plus its individual outcome predictions."""
+    (``n_bootstrap`` resamples of the rows), plus its individual outcome predictions
+    (``progress=False``: no progress bar, e.g. in a stored notebook)."""
     unknown = set(estimators) - set(ESTIMATORS)
     if unknown:
         raise ValueError(f"parameter estimators: unknown {sorted(unknown)}; expected some of {ESTIMATORS}")
     jobs = [{"instance": i, "estimators": estimators, "n_bootstrap": n_bootstrap, "seed": seed} for i in instances]
-    chunks = run_trials(_instance_estimates, jobs, n_jobs=n_jobs, desc="ACIC instances")
+    chunks = run_trials(_instance_estimates, jobs, n_jobs=n_jobs, desc="ACIC instances", progress=progress)
     return pd.DataFrame([r for chunk in chunks for r in chunk])
 
 
@@ -318,7 +312,7 @@ def ibm_round_trip(instances: Sequence[Instance], results: pd.DataFrame, effects
 
 def effect_table(instances: Sequence[Instance], results: pd.DataFrame) -> pd.DataFrame:
     """Per estimator, over the instances as M experiments: MAE, MSE, RMSE of the ATE (eqs. 4-5),
-    the mean PEHE (eq. 6), and IBM population and individual scores (paper 002)."""
+    the mean PEHE (eq. 6), and IBM population and individual scores (Shimoni et al. 2018)."""
     truth = acic_truth(instances)
     by_id = {i.ufid: i for i in instances}
     rows = []
@@ -458,7 +452,7 @@ def counterfactual_example(instance: Instance, *, n_features: int, seed: int) ->
     return {"original": x, "counterfactuals": cfs, "flipped": bool((clf.predict(cfs) == 1).all())}
 
 
-# ============================================================ ATE distributions (paper 004)
+# ============================================================ ATE distributions (Emezue et al. 2023)
 def _linear_sem(dag: CausalGraph, n: int, seed: int) -> pd.DataFrame:
     """``n`` rows of a linear Gaussian network on ``dag``: weights of random sign and size in
     [0.5, 1.5], standard normal noise."""
@@ -488,7 +482,7 @@ def _linear_ate(dag: CausalGraph, data: pd.DataFrame, treatment: str, outcome: s
 
 def ate_posterior_example(*, n_nodes: int, expected_neighbours: float, n_samples: int, n_bootstrap: int,
                           alpha: float, density: float, seed: int) -> pd.DataFrame:
-    """Paper 004's evaluation on a linear Gaussian network: the true ATE sample of a pair is one
+    """Emezue et al.'s (2023) evaluation on a linear Gaussian network: the true ATE sample of a pair is one
     ATE per DAG of the true graph's equivalence class; the learned sample one per bootstrap
     resample (PC, Fisher z, extended to a DAG), every ATE estimated on the full data. Per
     ordered pair: Wasserstein distance, mode precision and recall without and with the
@@ -585,6 +579,47 @@ def master_examples(instances: Sequence[Instance], results: pd.DataFrame, asia: 
     return ex
 
 
+def scm_examples(*, fairness_n: int, reconstruction: tuple[pd.DataFrame, pd.DataFrame], n_components: int,
+                 refutation: pd.DataFrame, n_simulations: int, seed: int) -> dict[str, tuple[str, tuple, dict]]:
+    """Worked examples of the fairness, interpretability and refutation entries: one sample of
+    ``fairness_n`` units of :func:`fairness_scm`, the (points, data) of
+    :func:`reconstruction_inputs`, and the refutation data."""
+    scm = fairness_scm(**FAIRNESS_WEIGHTS)
+    data = scm.sample(fairness_n, seed)
+    w = FAIRNESS_WEIGHTS
+    where = f"linear SCM C -> A -> W -> Y, C -> W, C -> Y; {fairness_n} units"
+    full = lambda v: w["beta"] * v["A"] + w["delta"] * v["W"] + w["gamma_y"] * v["C"]  # noqa: E731
+    ex: dict[str, tuple[str, tuple, dict]] = {
+        "counterfactual fairness": (where + ", predictor on A, W, C", (scm, data, full, "A"), {}),
+        "PC-fairness": (where + ", path A -> W -> Y given A = 0",
+                        (scm, data, "A", "Y", [("A", "W"), ("W", "Y")], 0, 1, {"A": 0}), {}),
+        "Ctf-DE": (where + ", given A = 0", (scm, data, "A", "Y", ["W"]), {}),
+        "Ctf-IE": (where + ", given A = 0", (scm, data, "A", "Y", ["W"]), {}),
+        "Ctf-SE": (where, (scm, data, "A", "Y"), {}),
+    }
+    points, rows = reconstruction
+    ex["reconstruction error"] = (f"{len(points)} counterfactuals of X1 -> X2 -> X3, linear autoencoder "
+                                  f"({n_components} component) of {len(rows)} rows", (points, rows, n_components), {})
+    for name in ("placebo treatment", "random common cause", "data subset"):
+        ex[name] = (f"simulated W -> T -> Y, W -> Y, {len(refutation)} units, {n_simulations} simulations",
+                    (refutation, "T", "Y", ["W"], n_simulations, seed), {})
+    return ex
+
+
+def markdown(frame: pd.DataFrame, digits: int = 4) -> str:
+    """``frame`` as a Markdown table for display: named index levels as columns, floats to
+    ``digits`` significant digits, booleans as yes/no, missing values blank."""
+    def cell(v: Any) -> Any:
+        if isinstance(v, (bool, np.bool_)):
+            return "yes" if v else "no"
+        if isinstance(v, (float, np.floating)):
+            return "" if np.isnan(v) else f"{v:.{digits}g}"
+        return "" if v is None else v
+    if any(name is not None for name in frame.index.names):
+        return frame.reset_index().astype(object).map(cell).to_markdown(index=False)
+    return frame.astype(object).map(cell).to_markdown()
+
+
 def plot_acic(instances: Sequence[Instance], results: pd.DataFrame) -> plt.Figure:
     """Each estimator's ATE and bootstrap interval per instance, against the true effect."""
     truth = acic_truth(instances)
@@ -602,3 +637,257 @@ def plot_acic(instances: Sequence[Instance], results: pd.DataFrame) -> plt.Figur
     ax.legend(fontsize=7)
     fig.tight_layout()
     return fig
+
+
+# ============================================================ Cheng et al. against their own Table III
+def table3_claim_audit(raw: pd.DataFrame, claims: pd.DataFrame) -> pd.DataFrame:
+    """Each statement of ``cheng_table3_claims.csv`` against the ticks of Table III: the tools
+    that tick one of its metric rows, and a verdict (*contradicted by Table III*, *consistent
+    with Table III*, or *not checkable* when none of its items is a Table III row)."""
+    metrics = raw[raw["section"] == "Metrics"].set_index("item")
+    rows = []
+    for _, c in claims.iterrows():
+        tools, items = c["tools"].split(";"), c["items"].split(";")
+        unknown = [t for t in tools if t not in metrics.columns]
+        if unknown:
+            raise ValueError(f"cheng_table3_claims.csv, claim {c['claim']!r}: tools {unknown} are not in Table III")
+        present = [i for i in items if i in metrics.index]
+        ticks = [f"{t}: {i}" for i in present for t in tools if str(metrics.loc[i, t]) in ("1", "1.0")]
+        if not present:
+            verdict = "not checkable (no Table III row)"
+        elif (c["expected"] == "absent") == bool(ticks):
+            verdict = "contradicted by Table III"
+        else:
+            verdict = "consistent with Table III"
+        rows.append({"claim": c["claim"], "expected": c["expected"], "Table III ticks": ", ".join(ticks) or "none",
+                     "verdict": verdict})
+    return pd.DataFrame(rows).set_index("claim")
+
+
+# ============================================================ CIC and coverage (Shimoni et al. 2018)
+def calibrated_cic(level: float = 0.95) -> float:
+    """CIC (eq. 6 of Shimoni et al. (2018)) of a calibrated normal interval: with ``e_hat - e ~ N(0, s^2)`` and
+    width ``2 z s``, ``E|e_hat - e| / (r - l) = s sqrt(2/pi) / (2 z s) = sqrt(2/pi) / (2 z)``."""
+    from scipy import stats
+
+    return float(np.sqrt(2 / np.pi) / (2 * stats.norm.ppf(0.5 + level / 2)))
+
+
+def _ols(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Least-squares coefficients and their classical standard errors."""
+    beta, rss, *_ = np.linalg.lstsq(X, y, rcond=None)
+    sigma2 = float(rss[0]) / (len(y) - X.shape[1])
+    return beta, np.sqrt(np.diag(np.linalg.inv(X.T @ X)) * sigma2)
+
+
+def interval_simulation(*, n: int, replications: int, n_bootstrap: Sequence[int], effect: float,
+                        seed: int) -> pd.DataFrame:
+    """Coverage and CIC (eqs. 5-6 of Shimoni et al. (2018)) of 95% intervals over ``replications`` data sets
+    of ``n`` units: ``C ~ N(0, 1)``, ``T ~ Bernoulli(1 / (1 + exp(-2C)))``, and either a linear
+    outcome ``Y = effect T + C + N(0, 1)`` or a misspecified one with ``+ exp(C)`` added. The
+    estimator is least squares of Y on T and C (correct for the linear outcome, biased for
+    the other); intervals are the normal one (estimate +- 1.96 SE) and percentile bootstraps
+    with each of ``n_bootstrap`` resamples."""
+    rng = np.random.default_rng(seed)
+    z = 1.959963984540054
+    rows = []
+    for outcome in ("linear", "misspecified"):
+        for r in range(replications):
+            c = rng.normal(size=n)
+            t = (rng.random(n) < 1 / (1 + np.exp(-2 * c))).astype(float)
+            y = effect * t + c + rng.normal(size=n) + (np.exp(c) if outcome == "misspecified" else 0.0)
+            X = np.column_stack([np.ones(n), t, c])
+            beta, se = _ols(X, y)
+            rows.append({"outcome": outcome, "interval": "normal (1.96 SE)", "replication": r,
+                         "estimate": beta[1], "li": beta[1] - z * se[1], "ri": beta[1] + z * se[1]})
+            draws = rng.integers(0, n, (max(n_bootstrap), n))
+            Xd, yd = X[draws], y[draws]
+            boot = np.linalg.solve(Xd.transpose(0, 2, 1) @ Xd, (Xd.transpose(0, 2, 1) @ yd[..., None]))[:, 1, 0]
+            for b in n_bootstrap:
+                lo, hi = np.percentile(boot[:b], [2.5, 97.5])
+                rows.append({"outcome": outcome, "interval": f"percentile bootstrap, {b} resamples",
+                             "replication": r, "estimate": beta[1], "li": lo, "ri": hi})
+    frame = pd.DataFrame(rows)
+    return frame.assign(covered=(frame["li"] <= effect) & (effect <= frame["ri"]),
+                        cic=(frame["estimate"] - effect).abs() / (frame["ri"] - frame["li"]))
+
+
+def interval_summary(simulation: pd.DataFrame) -> pd.DataFrame:
+    """Coverage with its 95% Wilson interval, mean CIC and bias per (outcome, interval)."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    g = simulation.groupby(["outcome", "interval"], sort=False)
+    out = g.agg(replications=("covered", "size"), covered=("covered", "sum"), CIC=("cic", "mean"),
+                bias=("estimate", "mean"))
+    lo, hi = proportion_confint(out["covered"], out["replications"], alpha=0.05, method="wilson")
+    out.insert(2, "coverage", out["covered"] / out["replications"])
+    out.insert(3, "coverage 95% CI", [f"[{a:.3f}, {b:.3f}]" for a, b in zip(lo, hi, strict=True)])
+    return out.drop(columns="covered")
+
+
+def acic_interval_diagnosis(instances: Sequence[Instance], results: pd.DataFrame) -> pd.DataFrame:
+    """Why the ACIC bootstrap intervals miss: per estimator, the coverage over instances (not
+    weighted by size as the IBM score is), the share of instances whose error exceeds the
+    interval's half-width, the share of the mean squared error that is squared mean bias, the
+    spread of the errors against the standard error the intervals imply (width / 3.92), and how
+    many times wider the intervals would have to be for the CIC of a calibrated interval."""
+    truth = acic_truth(instances)
+    rows = []
+    for name, g in results.groupby("estimator", sort=False):
+        g = g.set_index("ufid").loc[truth.index]
+        error = g["effect_size"] - truth["effect"]
+        width = g["ri"] - g["li"]
+        cic = float((error.abs() / width).mean())
+        interval_se = width / (2 * 1.959963984540054)
+        rows.append({"estimator": name,
+                     "coverage (unweighted)": float(((g["li"] <= truth["effect"]) & (truth["effect"] <= g["ri"])).mean()),
+                     "error > half-width": float((error.abs() > width / 2).mean()),
+                     "mean bias": float(error.mean()), "squared bias / MSE": float(error.mean() ** 2 / (error**2).mean()),
+                     "error sd / interval SE": float(error.std(ddof=1) / interval_se.mean()),
+                     "CIC": cic, "width factor needed": cic / calibrated_cic()})
+    return pd.DataFrame(rows).set_index("estimator")
+
+
+# ============================================================ fairness on a linear SCM
+#: the worked example's structural equations: C confounds the protected attribute A (binary)
+#: and the outcome Y; W mediates A -> Y
+FAIRNESS_WEIGHTS = {"alpha": 1.5, "gamma_w": 0.5, "beta": 0.5, "delta": 0.8, "gamma_y": 1.0}
+
+
+def fairness_scm(alpha: float, gamma_w: float, beta: float, delta: float, gamma_y: float):
+    """``C = U_C``, ``A = 1[C + U_A > 0]``, ``W = alpha A + gamma_w C + U_W``,
+    ``Y = beta A + delta W + gamma_y C + U_Y``, all noises standard normal."""
+    from causaleval.metrics.fairness import LinearSCM
+
+    return LinearSCM.from_equations({"C": {}, "A": {"C": 1.0}, "W": {"A": alpha, "C": gamma_w},
+                                     "Y": {"A": beta, "W": delta, "C": gamma_y}}, binary=["A"])
+
+
+def fairness_truth(alpha: float, gamma_w: float, beta: float, delta: float, gamma_y: float) -> dict[str, float]:
+    """Analytic values on :func:`fairness_scm` (x0 = 0, x1 = 1, conditioning on A = 0).
+    ``E[C | A = 1] - E[C | A = 0] = 2 / sqrt(pi)`` (C and U_A standard normal, so
+    ``E[C | C + U_A > 0] = phi(0) / (sqrt 2 * 1/2) = 1 / sqrt(pi)``)."""
+    spurious = (gamma_y + delta * gamma_w) * 2 / np.sqrt(np.pi)
+    return {"Ctf-DE": beta, "Ctf-IE": alpha * delta, "Ctf-SE": spurious,
+            "PC-fairness, path A -> W -> Y": alpha * delta, "PC-fairness, path A -> Y": beta,
+            "counterfactual fairness, predictor on A, W, C": abs(beta + delta * alpha),
+            "counterfactual fairness, predictor on W, C (unaware)": abs(delta * alpha),
+            "counterfactual fairness, predictor on C and U_W": 0.0,
+            "total variation E[Y | A=1] - E[Y | A=0]": beta + delta * alpha + spurious}
+
+
+def fairness_values(scm: Any, data: pd.DataFrame, weights: Mapping[str, float]) -> dict[str, float]:
+    """Every fairness metric of :mod:`causaleval.metrics.fairness` on ``data``, named as in
+    :func:`fairness_truth`."""
+    from causaleval.metrics import fairness
+
+    w = weights
+    full = lambda v: w["beta"] * v["A"] + w["delta"] * v["W"] + w["gamma_y"] * v["C"]  # noqa: E731
+    unaware = lambda v: w["delta"] * v["W"] + w["gamma_y"] * v["C"]  # noqa: E731
+    fair = lambda v: w["gamma_y"] * v["C"] + (v["W"] - w["alpha"] * v["A"] - w["gamma_w"] * v["C"])  # noqa: E731
+    given = {"A": 0}
+    return {
+        "Ctf-DE": fairness.ctf_de(scm, data, "A", "Y", ["W"]),
+        "Ctf-IE": fairness.ctf_ie(scm, data, "A", "Y", ["W"]),
+        "Ctf-SE": fairness.ctf_se(scm, data, "A", "Y"),
+        "PC-fairness, path A -> W -> Y": fairness.pc_fairness(scm, data, "A", "Y", [("A", "W"), ("W", "Y")], given=given),
+        "PC-fairness, path A -> Y": fairness.pc_fairness(scm, data, "A", "Y", [("A", "Y")], given=given),
+        "counterfactual fairness, predictor on A, W, C": fairness.counterfactual_fairness(scm, data, full, "A"),
+        "counterfactual fairness, predictor on W, C (unaware)": fairness.counterfactual_fairness(scm, data, unaware, "A"),
+        "counterfactual fairness, predictor on C and U_W": fairness.counterfactual_fairness(scm, data, fair, "A"),
+        "total variation E[Y | A=1] - E[Y | A=0]": float(data.loc[data["A"] == 1, "Y"].mean()
+                                                         - data.loc[data["A"] == 0, "Y"].mean()),
+    }
+
+
+def fairness_example(*, n: int, replications: int, seed: int) -> pd.DataFrame:
+    """Each fairness metric on ``replications`` samples of ``n`` units of :func:`fairness_scm`:
+    the mean, its 95% interval (mean +- 1.96 sd / sqrt(replications)), the analytic value, and
+    whether the interval holds it (a per-unit constant has sd 0: then equality to 1e-9)."""
+    w = FAIRNESS_WEIGHTS
+    scm = fairness_scm(**w)
+    runs = pd.DataFrame([fairness_values(scm, scm.sample(n, seed + r), w) for r in range(replications)])
+    truth = pd.Series(fairness_truth(**w))
+    half = 1.959963984540054 * runs.std(ddof=1) / np.sqrt(replications)
+    mean = runs.mean()
+    return pd.DataFrame({"estimate": mean, "95% interval": [f"[{a:.3f}, {b:.3f}]" for a, b in
+                                                            zip(mean - half, mean + half, strict=True)],
+                         "analytic": truth,
+                         "agrees": ((mean - truth).abs() <= half + 1e-9).to_numpy()}).rename_axis("metric")
+
+
+def explanation_formula(*, n: int, seed: int) -> pd.Series:
+    """Zhang and Bareinboim's Theorem 1 on one sample: ``TV = DE_{0,1}(y|0) - IE_{1,0}(y|0) -
+    SE_{1,0}(y)``, both sides computed (they agree exactly on any sample of a linear SCM)."""
+    from causaleval.metrics import fairness
+
+    scm = fairness_scm(**FAIRNESS_WEIGHTS)
+    data = scm.sample(n, seed)
+    tv = float(data.loc[data["A"] == 1, "Y"].mean() - data.loc[data["A"] == 0, "Y"].mean())
+    rhs = (fairness.ctf_de(scm, data, "A", "Y", ["W"], x0=0, x1=1, given=0)
+           - fairness.ctf_ie(scm, data, "A", "Y", ["W"], x0=1, x1=0, given=0)
+           - fairness.ctf_se(scm, data, "A", "Y", x0=1, x1=0))
+    return pd.Series({"TV": tv, "DE - IE - SE": rhs, "|difference|": abs(tv - rhs)})
+
+
+#: the reconstruction-error example: X1 -> X2 -> X3, standard normal noise
+RECONSTRUCTION_EQUATIONS = {"X1": {}, "X2": {"X1": 1.0}, "X3": {"X2": -0.5}}
+
+
+def reconstruction_inputs(*, n: int, n_points: int, shift: float, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``n`` rows of the SCM X1 -> X2 -> X3 and the counterfactuals ``do(X1 = X1 + shift)`` of
+    its first ``n_points`` rows: (points, data)."""
+    from causaleval.metrics import fairness
+
+    scm = fairness.LinearSCM.from_equations(RECONSTRUCTION_EQUATIONS)
+    data = scm.sample(n, seed)
+    head = data.iloc[:n_points]
+    return scm.counterfactual(head, {"X1": head["X1"].to_numpy() + shift}), data
+
+
+def reconstruction_example(*, sizes: Sequence[int], n_points: int, shift: float, n_components: int,
+                           seed: int) -> pd.DataFrame:
+    """The reconstruction error of the counterfactual points of :func:`reconstruction_inputs`
+    and of the same rows unchanged, under the linear autoencoder of the first ``n`` rows for
+    each ``n`` in ``sizes``, beside the population value it converges to (the model's own
+    principal components)."""
+    from causaleval.metrics import fairness
+
+    scm = fairness.LinearSCM.from_equations(RECONSTRUCTION_EQUATIONS)
+    cf, data = reconstruction_inputs(n=max(sizes), n_points=n_points, shift=shift, seed=seed)
+    points = {"counterfactual": cf, "factual": data.iloc[:n_points]}
+    rows = [{"points": kind, "rows": n, "sample autoencoder": fairness.reconstruction_error(x, data.iloc[:n], n_components)}
+            for kind, x in points.items() for n in sizes]
+    out = pd.DataFrame(rows)
+    analytic = {kind: fairness.population_reconstruction_error(scm, x, n_components) for kind, x in points.items()}
+    return out.assign(**{"population (analytic)": out["points"].map(analytic)}).set_index(["points", "rows"])
+
+
+# ============================================================ refutations (against DoWhy)
+def refutation_data(*, n: int, effect: float, seed: int) -> pd.DataFrame:
+    """``W ~ N(0, 1)``, ``T = 1[W + N(0, 1) > 0]``, ``Y = effect T + W + N(0, 1)``."""
+    rng = np.random.default_rng(seed)
+    w = rng.normal(size=n)
+    t = (w + rng.normal(size=n) > 0).astype(int)
+    return pd.DataFrame({"W": w, "T": t, "Y": effect * t + w + rng.normal(size=n)})
+
+
+def refutation_table(data: pd.DataFrame, *, n_simulations: int, seed: int) -> pd.DataFrame:
+    """The three refutation tests of the least-squares effect of T on Y (adjusting for W), by
+    the kit and by DoWhy on the same draws, plus DoWhy's data-subset refuter with an integer
+    seed."""
+    from causaleval.metrics import refutation as rf
+
+    rows = []
+    for test in (rf.PLACEBO, rf.RANDOM_COMMON_CAUSE, rf.DATA_SUBSET):
+        ours = rf.refute(data, "T", "Y", ["W"], test, n_simulations=n_simulations, seed=seed)
+        theirs = rf.dowhy_refute(data, "T", "Y", ["W"], test, n_simulations=n_simulations, seed=seed)
+        rows.append({"test": test, "estimate": ours.estimate, "new effect": ours.new_effect, "p-value": ours.p_value,
+                     "DoWhy new effect": theirs.new_effect, "DoWhy p-value": theirs.p_value,
+                     "agrees": bool(np.isclose(ours.new_effect, theirs.new_effect, rtol=1e-9, atol=1e-12)
+                                    and np.isclose(ours.p_value, theirs.p_value, rtol=1e-6, atol=1e-9))})
+    bug = rf.dowhy_refute(data, "T", "Y", ["W"], rf.DATA_SUBSET, n_simulations=n_simulations, seed=seed,
+                          integer_seed=True)
+    rows.append({"test": "data subset, DoWhy given an integer seed", "estimate": bug.estimate,
+                 "DoWhy new effect": bug.new_effect, "DoWhy p-value": bug.p_value})
+    return pd.DataFrame(rows).set_index("test")
