@@ -1,4 +1,8 @@
+import contextlib
+import io
+
 import numpy as np
+import pandas as pd
 import pytest
 
 from causaleval import metrics as M
@@ -6,13 +10,18 @@ from causaleval.studies import asia_mag_nced as S
 
 DEFAULTS = dict(network="asia", latent=["smoke"], second_network="sachs", n_samples=100, n_graphs=2,
                 ks=[0.0, 0.5], table2_ks=[0.2], algorithms=["hc", "pc"], ci_test="fisher_z",
-                alpha=0.05, counting="directed", seed=0)
+                alpha=0.05, counting="directed", seed=0, sensitivity_ci_tests=["chi_square"],
+                sensitivity_alphas=[0.05], sensitivity_sample_sizes=[1000], sensitivity_graphs=1)
 
 
 @pytest.mark.parametrize("change,msg", [
-    ({"network": "asai"}, "network='asai'"), ({"latent": ["smok"]}, "no node 'smok'"),
-    ({"algorithms": ["pcc"]}, "unknown learner 'pcc'"), ({"ks": [1.2]}, r"k=1.2 lies outside \[0, 1\]"),
-    ({"n_graphs": 0}, "n_graphs=0"), ({"counting": "both"}, "counting='both'"),
+    ({"network": "asai"}, "parameter network = 'asai'"), ({"latent": ["smok"]}, "no node 'smok'"),
+    ({"algorithms": ["pcc"]}, r"algorithms\[0\] = 'pcc'"), ({"ks": [1.2]}, r"ks\[0\] = 1.2"),
+    ({"n_graphs": 0}, "n_graphs = 0"), ({"counting": "both"}, "counting = 'both'"),
+    ({"sensitivity_ci_tests": ["chi"]}, r"sensitivity_ci_tests\[0\] = 'chi'"),
+    ({"alpha": 0.0}, r"parameter alpha: alpha=0.0 lies outside \(0, 1\)"),
+    ({"sensitivity_alphas": [0.05, 1.0]}, r"sensitivity_alphas: alpha=1.0 lies outside \(0, 1\)"),
+    ({"sensitivity_graphs": 0}, "sensitivity_graphs = 0"),
 ])
 def test_bad_parameters_are_named(change, msg):
     with pytest.raises(ValueError, match=msg):
@@ -62,17 +71,23 @@ def test_learn_graphs_and_tables_on_a_small_run():
                           alpha=0.05, seed=0)
     t2 = S.table2_scores(network_graph("asia"), full, [0.2])
     assert t2.set_index(["algorithm", "metric"]).loc[("pc", "F1"), "starred"]
-    assert np.isnan(t2.set_index(["algorithm", "metric"]).loc[("pc", "SHD (DAG)"), "value"])
+    by = t2.set_index(["algorithm", "metric"])["value"]
+    assert np.isnan(by[("pc", "SHD (DAG)")])
+    assert by[("pc", "SHD (CPDAG, one per pair)")] <= by[("pc", "SHD (CPDAG)")]
+    assert by[("hc", "SHD (DAG, one per pair)")] <= by[("hc", "SHD (DAG)")]
 
 
-def test_paper_prc_from_table2_by_hand():
-    import pandas as pd
+def test_sensitivity_table_on_a_tiny_sweep():
+    from causaleval import report
 
-    paper = pd.DataFrame({"network": "asia", "algorithm": "x", "metric": ["TPR", "F1", "PRC AUC"],
-                          "value": [0.5, 0.5, 0.3]})
-    row = S.paper_prc_from_table2(paper).iloc[0]
-    # F1 = R = 0.5 gives P = 0.5; Asia has 8 edges on 8 nodes: pi = 8 / 56
-    assert row["implied by TPR, F1"] == pytest.approx(round(0.25 + 0.5 * 8 / 56, 3))
+    sens = S.sensitivity_table("asia", ["smoke"], "sachs", ["hc", "pc"], [0.0, 0.5], [0.2],
+                               report.paper_values("rehak_table1"), report.paper_values("rehak_table2"),
+                               ci_tests=["fisher_z", "chi_square"], alphas=[0.05], sample_sizes=[300],
+                               n_graphs=1, seed=0)
+    assert len(sens) == 4 and set(sens["reading"]) == {"kit", "causal-learn endpoint matrix"}
+    assert sens[["Table 1 gap", "Table 2 gap", "starred-cell gap"]].notna().all().all()
+    kit = sens[sens["reading"] == "kit"]
+    assert kit["Table 2 gap"].nunique() == 2  # PC's graphs change with the test
 
 
 def test_check_bounds_flags_a_value_outside_the_claim():
@@ -97,15 +112,184 @@ def test_table2_display_marks_stars_and_blanks():
 
 def test_agreement_summary_without_paper_values():
     """A rerun on another network has no paper values: the summary says so instead of failing."""
-    import pandas as pd
-
     t1 = pd.DataFrame({"algorithm": ["hc", "pc"], "k": [0.2, 0.2], "ours": [0.1, 0.2],
-                       "paper": [np.nan, np.nan], "diff": [np.nan, np.nan]})
-    t2 = pd.DataFrame({"metric": ["F1"], "ours": [0.5], "paper": [np.nan], "diff": [np.nan]})
-    t3 = pd.DataFrame({"within claimed bounds": [True]})
+                       "paper": [np.nan, np.nan], "diff": [np.nan, np.nan], "sd": [0.01, 0.01]})
+    t2 = pd.DataFrame({"metric": ["F1"], "ours": [0.5], "paper": [np.nan], "diff": [np.nan], "sd": [0.1]})
+    t3 = pd.DataFrame({"within claimed bounds": [True, False]})
     beh = pd.DataFrame({"sensitive": [True], "paper sensitive": [True], "linear": [True],
                         "paper linear": [np.nan]})
-    summary = S.agreement_summary(t1, t2, t3, beh)
+    summary = S.agreement_summary(S.mark_spread(t1, 10), S.mark_spread(t2, 10), t3, beh)
     assert summary["Table 1"] == "the paper reports no values for these parameters"
-    assert summary["Table 2: cells both report"] == 0
-    assert summary["Figure 6: paper statements confirmed, of those tested"] == (1, 1)
+    assert summary["Table 2: cells both report"] == "0"
+    assert summary["Figure 6: paper statements confirmed"] == "1 of 1"
+    assert summary["Table 3: metric rows whose observed values lie within the paper bounds"] == "1 of 2"
+
+
+# ---------------------------------------------------------------- Table 1 ties
+def _t1(ours, paper, ks=(0.4, 0.5), algs=("hc", "pc", "fci")):
+    rows = [dict(algorithm=a, k=k, ours=ours[a][i], paper=paper[a][i])
+            for a in algs for i, k in enumerate(ks)]
+    return pd.DataFrame(rows)
+
+
+def test_highest_by_k_keeps_every_tied_algorithm():
+    """The paper's Table 1: all three tie at k = 0.4, PC and FCI (0.18) pass HC (0.17) at 0.5."""
+    t1 = _t1({"hc": [0.21, 0.21], "pc": [0.129, 0.136], "fci": [0.113, 0.2149]},
+             {"hc": [0.17, 0.17], "pc": [0.17, 0.18], "fci": [0.17, 0.18]})
+    by_k = S.highest_by_k(t1).set_index("k")
+    assert by_k.loc[0.4, "highest (paper)"] == ("hc", "pc", "fci")
+    assert by_k.loc[0.5, "highest (paper)"] == ("pc", "fci")
+    assert by_k.loc[0.5, "highest (ours)"] == ("hc", "fci")  # 0.2149 ties 0.21 at two decimals
+    assert S.describe_highest(S.highest_by_k(t1), "paper") == (
+        "hc, pc and fci tie at k = 0.4; pc and fci tie at k = 0.5")
+    assert S.describe_highest(S.highest_by_k(t1), "ours") == (
+        "hc alone at k = 0.4; hc and fci tie at k = 0.5")
+
+
+def test_describe_highest_merges_consecutive_k():
+    t1 = _t1({"hc": [0.3, 0.3, 0.3], "pc": [0.1, 0.2, 0.3]}, {"hc": [np.nan] * 3, "pc": [np.nan] * 3},
+             ks=(0.0, 0.1, 0.2), algs=("hc", "pc"))
+    by_k = S.highest_by_k(t1)
+    assert S.describe_highest(by_k, "ours") == "hc alone at k = 0 to 0.1; hc and pc tie at k = 0.2"
+    assert S.describe_highest(by_k, "paper") == "no values"
+
+
+# ---------------------------------------------------------------- spread
+def test_mark_spread_rules_by_hand():
+    cmp = pd.DataFrame({"ours": [0.5, 0.5, 0.5], "sd": [0.1, 0.1, 0.0], "paper": [0.65, 0.75, np.nan]})
+    out = S.mark_spread(cmp, n_graphs=10)
+    # |diff| 0.15 <= 2 * 0.1 but > 2 * 0.1 * sqrt(2 / 10) = 0.089; 0.25 > 0.2; no paper value: NaN
+    assert out["within 2 sd"].tolist()[:2] == [True, False] and np.isnan(out["within 2 sd"].iloc[2])
+    assert out["within 2 se"].tolist()[:2] == [False, False]
+    assert S.count_within(out, "within 2 sd") == (1, 2)
+    assert S.mark_spread(cmp.assign(paper=[0.58, 0.75, np.nan]), 10)["within 2 se"].iloc[0]
+
+
+# ---------------------------------------------------------------- the paper against itself
+def test_paper_consistency_on_the_papers_own_numbers():
+    from causaleval import report
+    from causaleval.datasets import network_graph
+
+    truths = {n: network_graph(n) for n in ("asia", "sachs")}
+    table = S.paper_consistency(report.paper_values("rehak_table1"), report.paper_values("rehak_table2"), truths)
+    def row(net, alg, check):
+        (i,) = np.flatnonzero((table["network"] == net) & (table["algorithm"] == alg) & (table["check"] == check))
+        return table.iloc[i]
+
+    sachs = row("sachs", "hc", "nCED = SHD (DAG) / N(N-1), N = 11, reversal costs 2 in SHD")
+    assert not sachs["holds"] and sachs["implied"].startswith("0.155")  # 17 / 110, printed 0.21
+    assert row("sachs", "hc", "nCED between SHD / N(N-1) and 2 SHD / N(N-1), reversal costs 1 in SHD")["holds"]
+    assert not row("asia and sachs", "pc", "different networks give different count-based rows")["holds"]
+    roc = table[table["check"].str.startswith("ROC AUC")]
+    assert len(roc) == 6 and roc["holds"].all()
+    lines = table[table["check"].str.startswith("nCED a line")]
+    assert lines["holds"].all() and (lines["kind"] == "the paper's definitions").all()
+
+
+def test_paper_consistency_catches_a_planted_error():
+    from causaleval.datasets import network_graph
+
+    truths = {"asia": network_graph("asia")}
+    paper1 = pd.DataFrame({"network": "asia", "algorithm": "pc", "k": [0.0, 0.1, 0.2, 0.3],
+                           "value": [0.10, 0.12, 0.10, 0.12]})  # no line within +-0.005
+    paper2 = pd.DataFrame({"network": "asia", "algorithm": "hc", "metric": ["SHD (DAG)", "nCED (k=0.2)"],
+                           "value": [11, 0.20], "starred": False})  # 11 / 56 = 0.196: consistent
+    table = S.paper_consistency(paper1, paper2, truths).set_index("check")
+    assert not table.loc["nCED a line in k with slope >= 0 (eq. 7)", "holds"]
+    assert table.loc["nCED a line in k with slope >= 0 (eq. 7)", "misses_by"] == pytest.approx(0.005, abs=1e-6)
+    assert table.loc["nCED = SHD (DAG) / N(N-1), N = 8, reversal costs 2 in SHD", "holds"]
+
+
+# ---------------------------------------------------------------- SHD variants
+def test_shd_cpdag_pairs_by_hand():
+    from causaleval.graphs import CausalGraph
+
+    collider = CausalGraph.from_edges(["a->b", "c->b"])  # its CPDAG keeps both arrows
+    chain = CausalGraph.from_edges(["a->b", "b->c"])  # CPDAG a - b - c
+    assert M.shd_cpdag(collider, chain) == 6  # eq. (5) term by term: 3 per pair
+    assert M.shd_cpdag_pairs(collider, chain) == 2  # one per pair
+    assert M.shd_cpdag_pairs(chain, CausalGraph.from_edges(["c->b", "b->a"])) == 0  # same class
+    missing = CausalGraph.from_edges(["a->b"], nodes=["a", "b", "c"])
+    assert M.shd_cpdag_pairs(collider, missing) == 2  # c -> b missing, a -> b now undirected
+    assert M.shd_cpdag(collider, missing) == 4  # 1 (missing c -> b) + 3 (a -> b against a - b)
+    assert M.shd_cpdag_pairs(chain, [chain, collider]).tolist() == [0, 2]
+
+
+def test_shd_cpdag_pairs_agrees_with_gadjid_on_cpdags():
+    import gadjid
+
+    from causaleval.graphs import to_cpdag
+    from causaleval.sampling import random_dag
+
+    for seed in range(20):
+        t, g = random_dag(6, 2.0, seed), random_dag(6, 2.0, seed + 100)
+        expected = gadjid.shd(to_cpdag(t).to_gadjid(), to_cpdag(g).to_gadjid())[1]
+        assert M.shd_cpdag_pairs(t, g) == expected
+
+
+def test_shd_fit_marks_the_closest_variant():
+    t2 = pd.DataFrame({"network": "x", "algorithm": ["pc", "pc"], "metric": ["SHD (CPDAG)", "SHD (CPDAG, one per pair)"],
+                       "ours": [48.0, 21.9], "paper": [10.0, np.nan]})
+    fit = S.shd_fit(t2)
+    assert fit.loc[fit["closest"], "variant"].tolist() == ["SHD (CPDAG, one per pair)"]
+
+
+# ---------------------------------------------------------------- readings
+def test_causallearn_matrix_is_causal_learns_own_matrix():
+    """Our reading of causal-learn's G.graph, rebuilt from the kit's graph, equals G.graph
+    itself (circles 2 read as -1) on a PC and an FCI result."""
+    from causallearn.search.ConstraintBased.FCI import fci
+    from causallearn.search.ConstraintBased.PC import pc
+
+    from causaleval.graphs import CausalGraph, GraphBatch
+
+    rng = np.random.default_rng(0)
+    a, c, d = rng.normal(size=(3, 2000))
+    b = a + c + 0.5 * rng.normal(size=2000)
+    e = b + 0.5 * rng.normal(size=2000)
+    x = np.c_[a, b, c, d + a, e]
+    with contextlib.redirect_stdout(io.StringIO()):
+        results = [pc(x, 0.01, "fisherz", show_progress=False).G,
+                   fci(x, "fisherz", 0.01, show_progress=False)[0]]
+    for g in results:
+        kit = CausalGraph.from_causallearn(g)
+        ours = S.causallearn_matrix(GraphBatch(kit.nodes, kit.matrix[None])).matrices[0]
+        assert np.array_equal(ours, np.where(g.graph == 2, -1, g.graph))
+        assert (g.graph == 1).any() and (g.graph == -1).any()
+
+
+def test_read_graphs_leaves_other_libraries_alone():
+    from causaleval.graphs import CausalGraph, GraphBatch
+
+    g = CausalGraph.from_edges(["a->b", "b-c"])
+    batch = GraphBatch(g.nodes, g.matrix[None])
+    assert S.read_graphs("hc", batch, "transposed")[0] is batch
+    assert S.read_graphs("pc", batch, "undirected as both directions") == (batch, "undirected")
+    t = S.read_graphs("pc", batch, "transposed")[0].matrices[0]
+    assert t[g.index("b"), g.index("a")] == 1 and t[g.index("a"), g.index("b")] == 0
+    cl = S.read_graphs("pc", batch, "causal-learn endpoint matrix")[0].matrices[0]
+    assert cl[g.index("a"), g.index("b")] == -1 and cl[g.index("b"), g.index("a")] == 1
+    with pytest.raises(ValueError, match="reading 'upside down'"):
+        S.read_graphs("pc", batch, "upside down")
+
+
+def test_closest_settings_per_reading():
+    sens = pd.DataFrame({"ci_test": ["a", "b", "a", "b"], "alpha": 0.05, "n_samples": 10,
+                         "reading": ["kit", "kit", "cl", "cl"], "Table 1 gap": [0.1, 0.2, 0.3, 0.0],
+                         "Table 2 gap": [0.1, 0.05, 0.0, 0.1]})
+    best = S.closest_settings(sens).set_index("reading")
+    assert best.loc["kit", "ci_test"] == "a" and best.loc["cl", "ci_test"] == "b"
+    assert best.loc["kit", "gap sum"] == pytest.approx(0.2)
+
+
+def test_table2_scores_leave_out_graphs_with_a_directed_cycle():
+    from causaleval.graphs import CausalGraph, GraphBatch
+
+    truth = CausalGraph.from_edges(["a->b", "b->c"])
+    cyclic = CausalGraph.from_edges(["a->b", "b->c", "c->a"])
+    pdag = CausalGraph.from_edges(["a->b", "b-c"])
+    batch = GraphBatch.from_graphs([cyclic, pdag], truth.nodes)
+    t2 = S.table2_scores(truth, {"pc": batch}, [0.2]).set_index("metric")
+    assert t2.loc["SHD (CPDAG)", "graphs"] == 1 and t2.loc["F1", "graphs"] == 2
+    assert t2.loc["SHD (CPDAG)", "value"] == M.shd_cpdag(truth, pdag)
+    assert np.isnan(t2.loc["SHD (DAG)", "value"]) and t2.loc["SHD (DAG)", "graphs"] == 0
