@@ -16,6 +16,12 @@ Counting. Paper 003 treats each ordered pair (i, j), i != j, as one "edge"
 Undefined ratios: precision and F1 with a zero denominator are 0 (scikit-learn's
 ``zero_division=0``); TPR, FPR and the AUCs are NaN when the truth has no positive or
 no negative entries.
+
+Inputs are checked in one place, :func:`causaleval.metrics._checks.graph_pair`: graphs
+with fewer than two nodes have no ordered pair to score and are refused by every metric
+here (none of them is defined there); metrics defined on a graph class only (SHD for
+DAGs, SHD for CPDAGs, SID) refuse other classes, naming the graph and its offending edge
+or directed cycle. A batch's classes are computed once and cached on the batch.
 """
 
 from __future__ import annotations
@@ -26,7 +32,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from causaleval.graphs import CausalGraph, GraphBatch, GraphLike, as_batch, to_cpdag
+from causaleval.graphs import CausalGraph, GraphBatch, GraphClass, GraphError, GraphLike, as_batch, to_cpdag
+from causaleval.metrics._checks import ANY_GRAPH, CPDAGS, DAGS, graph_pair, require_class, scored_nodes
 
 COUNTINGS = ("directed", "undirected")
 
@@ -44,19 +51,14 @@ class Confusion(NamedTuple):
     tn: np.ndarray
 
 
-def _pair(truth: GraphLike, learned: GraphLike) -> tuple[np.ndarray, np.ndarray, bool]:
-    """(truth matrices, learned matrices, single) aligned to the truth's node order.
+def _pair(truth: GraphLike, learned: GraphLike, metric: str = "structural metric",
+          accepts: frozenset[GraphClass] = ANY_GRAPH) -> tuple[np.ndarray, np.ndarray, bool]:
+    """(truth matrices, learned matrices, single) aligned to the truth's node order, checked
+    by :func:`~causaleval.metrics._checks.graph_pair` for ``metric``.
 
     The truth is one graph (broadcast over the batch) or a batch of the same length.
     """
-    t = as_batch(truth)
-    single = isinstance(learned, CausalGraph)
-    try:
-        lb = as_batch(learned, t.nodes)
-    except ValueError as err:
-        raise ValueError(f"learned graph vs truth {t.names[0]!r}: {err}") from None
-    if len(t) not in (1, len(lb)):
-        raise ValueError(f"{len(t)} truth graphs for {len(lb)} learned graphs (expected 1 or equal)")
+    t, lb, single = graph_pair(metric, truth, learned, accepts)
     return t.matrices, lb.matrices, single
 
 
@@ -88,13 +90,13 @@ def _confusion(t: np.ndarray, m: np.ndarray, counting: str) -> Confusion:
 
 def confusion(truth: GraphLike, learned: GraphLike, counting: str = "directed") -> Confusion:
     """TP, FP, FN, TN over ordered pairs (paper 003 Sec. 2.2), arrays over the batch."""
-    t, m, _ = _pair(truth, learned)
+    t, m, _ = _pair(truth, learned, "confusion")
     return _confusion(t, m, counting)
 
 
 def tpr(truth: GraphLike, learned: GraphLike, counting: str = "directed") -> float | np.ndarray:
     """True positive rate (= recall), eq. (2): TPR = TP / (TP + FN)."""
-    t, m, single = _pair(truth, learned)
+    t, m, single = _pair(truth, learned, "tpr")
     c = _confusion(t, m, counting)
     return _out(_ratio(c.tp, c.tp + c.fn, np.nan), single)
 
@@ -104,21 +106,21 @@ recall = tpr
 
 def fpr(truth: GraphLike, learned: GraphLike, counting: str = "directed") -> float | np.ndarray:
     """False positive rate, eq. (3): FPR = FP / (FP + TN)."""
-    t, m, single = _pair(truth, learned)
+    t, m, single = _pair(truth, learned, "fpr")
     c = _confusion(t, m, counting)
     return _out(_ratio(c.fp, c.fp + c.tn, np.nan), single)
 
 
 def precision(truth: GraphLike, learned: GraphLike, counting: str = "directed") -> float | np.ndarray:
     """Precision = TP / (TP + FP); 0 when the learned graph claims no edge."""
-    t, m, single = _pair(truth, learned)
+    t, m, single = _pair(truth, learned, "precision")
     c = _confusion(t, m, counting)
     return _out(_ratio(c.tp, c.tp + c.fp, 0.0), single)
 
 
 def f1(truth: GraphLike, learned: GraphLike, counting: str = "directed") -> float | np.ndarray:
     """F1 score, eq. (1): F1 = 2 TP / (2 TP + FP + FN)."""
-    t, m, single = _pair(truth, learned)
+    t, m, single = _pair(truth, learned, "f1")
     c = _confusion(t, m, counting)
     return _out(_ratio(2 * c.tp, 2 * c.tp + c.fp + c.fn, 0.0), single)
 
@@ -132,7 +134,7 @@ def roc_auc(truth: GraphLike, learned: GraphLike, counting: str = "directed") ->
     Equal to scikit-learn's ``roc_auc_score`` on the flattened entries with the
     learned 0/1 entries as scores.
     """
-    t, m, single = _pair(truth, learned)
+    t, m, single = _pair(truth, learned, "roc_auc")
     c = _confusion(t, m, counting)
     r, f = _ratio(c.tp, c.tp + c.fn, np.nan), _ratio(c.fp, c.fp + c.tn, np.nan)
     return _out((1 + r - f) / 2, single)
@@ -149,7 +151,7 @@ def prc_auc(truth: GraphLike, learned: GraphLike, counting: str = "directed") ->
     flattened entries with the learned 0/1 entries as scores, which reproduces the
     paper's Table 2 values from its TPR and F1 columns (see notebook 01).
     """
-    t, m, single = _pair(truth, learned)
+    t, m, single = _pair(truth, learned, "prc_auc")
     c = _confusion(t, m, counting)
     total = c.tp + c.fp + c.fn + c.tn
     r = _ratio(c.tp, c.tp + c.fn, np.nan)
@@ -163,13 +165,12 @@ def shd_dag(truth: GraphLike, learned: GraphLike) -> float | np.ndarray:
     """Structural Hamming distance for DAGs, eq. (4): SHD = FN + FP (directed counting).
 
     Over ordered pairs, so a reversed edge costs 2 (one FN, one FP), as in cdt's
-    ``SHD(double_for_anticausal=True)``; gadjid's ``shd`` counts it once. Graphs with
-    undirected or circle marks are refused; acyclicity and bidirected edges are not
-    checked (the count does not need them, and a batch of 10,000 graphs stays fast).
+    ``SHD(double_for_anticausal=True)``; gadjid's ``shd`` counts it once. Both graphs must
+    be DAGs: undirected, bidirected or circle-marked edges and directed cycles are refused
+    (use :func:`shd_cpdag`, :func:`shd_pairs` or :func:`nced`). The check runs once per
+    batch (its classes are cached), so repeated scoring of a batch stays one pass.
     """
-    t, m, single = _pair(truth, learned)
-    _require_no_circles(t, "truth", truth)
-    _require_no_circles(m, "learned", learned)
+    t, m, single = _pair(truth, learned, "shd_dag", DAGS)
     return _out(_count_differences(t, m).astype(float), single)
 
 
@@ -235,11 +236,11 @@ def shd_cpdag(truth: GraphLike, learned: GraphLike) -> float | np.ndarray:
     entries that are 1 in one CPDAG and not in the other, undirected FN/FP the entries
     that are -1 in one and not in the other. So a missing directed edge costs 1, a
     missing undirected edge 2, a reversed edge 2, and ``a -> b`` for ``a - b`` costs 3.
-    PAGs and MAGs have no CPDAG and raise a ValueError.
+    PAGs and MAGs have no CPDAG, and a graph with a directed cycle is neither a DAG nor a
+    CPDAG: both are refused with a :class:`~causaleval.graphs.GraphError`.
     """
-    tb, single = as_batch(truth), isinstance(learned, CausalGraph)
-    lb = as_batch(learned, tb.nodes)
-    t, m = _cpdags(tb), _cpdags(lb)
+    tb, lb, single = graph_pair("shd_cpdag", truth, learned, CPDAGS)
+    t, m = _cpdags(tb, "truth"), _cpdags(lb, "learned")
     directed = np.count_nonzero((t == 1) != (m == 1), axis=(1, 2))
     undirected = np.count_nonzero((t == -1) != (m == -1), axis=(1, 2))
     return _out((directed + undirected).astype(float), single)
@@ -267,15 +268,22 @@ def ced(truth: GraphLike, learned: GraphLike, k: float = 0.2) -> float | np.ndar
     where e is the learned graph's entry and e* the truth's.
     """
     k = _check_k(k)
-    t, m, single = _pair(truth, learned)
-    soft = _count_soft(t, m)  # learned -1 where the truth differs: cost k each
-    return _out(k * soft + (_count_differences(t, m) - soft), single)
+    t, m, single = _pair(truth, learned, "ced")
+    return _out(_ced(t, m, k), single)
 
 
 def nced(truth: GraphLike, learned: GraphLike, k: float = 0.2) -> float | np.ndarray:
-    """Normalized causal edit distance, eq. (8): nCED = CED / (N (N - 1)), in [0, 1]."""
-    n = as_batch(truth).matrices.shape[-1]
-    return ced(truth, learned, k) / (n * (n - 1))
+    """Normalized causal edit distance, eq. (8): nCED = CED / (N (N - 1)), in [0, 1]
+    (N >= 2 is checked, so the denominator is positive)."""
+    k = _check_k(k)
+    t, m, single = _pair(truth, learned, "nced")
+    n = m.shape[-1]
+    return _out(_ced(t, m, k) / (n * (n - 1)), single)
+
+
+def _ced(t: np.ndarray, m: np.ndarray, k: float) -> np.ndarray:
+    soft = _count_soft(t, m)  # learned -1 where the truth differs: cost k each
+    return k * soft + (_count_differences(t, m) - soft)
 
 
 def sid(truth: GraphLike, learned: GraphLike) -> float | np.ndarray:
@@ -283,50 +291,41 @@ def sid(truth: GraphLike, learned: GraphLike) -> float | np.ndarray:
 
     Counts the ordered pairs (i, j) whose interventional distribution P(j | do(i)) the
     learned DAG would get wrong by adjusting for its parents of i. Both graphs must be
-    DAGs (gadjid's ``sid`` accepts nothing else and panics on bad input, so we check).
+    DAGs with at least two nodes: gadjid's ``sid`` accepts nothing else and panics (a
+    ``BaseException``) on other input, so both are checked first.
     """
-    import gadjid
-
-    tb, single = as_batch(truth), isinstance(learned, CausalGraph)
-    lb = as_batch(learned, tb.nodes)
-    out = []
-    for b, g in enumerate(lb):
-        tg = tb[b if len(tb) > 1 else 0]
-        tg.require_dag("sid (truth)")
-        g.require_dag("sid")
-        out.append(gadjid.sid(tg.to_gadjid(), g.to_gadjid(), edge_direction="from row to column")[1])
+    tb, lb, single = graph_pair("sid", truth, learned, DAGS)
+    t = np.broadcast_to(tb.matrices, lb.matrices.shape)
+    out = [_gadjid_sid(t[b], lb.matrices[b]) for b in range(len(lb))]
     return _out(np.asarray(out, dtype=float), single)
 
 
-def _cpdags(batch: GraphBatch) -> np.ndarray:
-    """The CPDAG matrix of every graph in the batch, converting each distinct graph once."""
+def _gadjid_sid(truth: np.ndarray, learned: np.ndarray) -> int:
+    """gadjid's SID of two checked DAG mark matrices (its input: int8, 1 for ``i -> j``).
+    A Rust panic, should one still happen, becomes a RuntimeError (``except Exception``
+    would miss it)."""
+    import gadjid
+
+    t, g = (np.ascontiguousarray(x == 1, dtype=np.int8) for x in (truth, learned))
+    try:
+        return gadjid.sid(t, g, edge_direction="from row to column")[1]
+    except BaseException as err:
+        if type(err).__name__ != "PanicException":
+            raise
+        raise RuntimeError(f"gadjid's sid panicked on two checked DAGs ({err}); please report it") from None
+
+
+def _cpdags(batch: GraphBatch, role: str = "input") -> np.ndarray:
+    """The CPDAG matrix of every graph in the batch (a DAG's CPDAG, a CPDAG/PDAG as it is),
+    converting each distinct graph once; other classes are refused (:func:`require_class`)."""
+    require_class(batch, CPDAGS, role, "SHD between CPDAGs")
     n = len(batch.nodes)
     uniq, first, inverse = np.unique(batch.matrices.reshape(len(batch), -1), axis=0,
                                      return_index=True, return_inverse=True)
-    converted = np.stack([_cpdag(CausalGraph(batch.nodes, u.reshape(n, n), batch.names[f])).matrix
+    converted = np.stack([to_cpdag(CausalGraph(batch.nodes, u.reshape(n, n), batch.names[f])).matrix
+                          if batch.classes[f] == GraphClass.DAG else u.reshape(n, n)
                           for u, f in zip(uniq, first)])
     return converted[inverse.ravel()]
-
-
-def _cpdag(g: CausalGraph) -> CausalGraph:
-    if g.is_dag():
-        return to_cpdag(g)
-    if g.is_cpdag_like():
-        return g
-    raise ValueError(
-        f"graph {g.name!r}: SHD (CPDAG) needs a DAG or a CPDAG, but it has bidirected or "
-        "circle-marked edges (a MAG or PAG has no CPDAG)"
-    )
-
-
-def _require_no_circles(m: np.ndarray, role: str, graphs: GraphLike) -> None:
-    bad = (m < 0).any(axis=(1, 2))
-    if bad.any():
-        name = as_batch(graphs).names[int(np.flatnonzero(bad)[0])]
-        raise ValueError(
-            f"SHD (DAG) needs directed graphs, but {role} graph {name!r} has undirected or "
-            "circle-marked edges; use shd_cpdag or nced"
-        )
 
 
 # ---------------------------------------------------------------- Cheng et al. survey (paper 000, Sec. III.A)
@@ -335,7 +334,7 @@ def shd_pairs(truth: GraphLike, learned: GraphLike) -> float | np.ndarray:
     wrongly oriented), one per unordered node pair whose edge differs in presence, direction
     or kind; a reversed edge costs 1 (gadjid's ``shd``, Tsamardinos et al. 2006). The graphs
     are compared as given; pass CPDAGs to compare equivalence classes."""
-    t, m, single = _pair(truth, learned)
+    t, m, single = _pair(truth, learned, "shd_pairs")
     t = np.broadcast_to(t, m.shape)
     differs = (t != m) | (np.swapaxes(t, 1, 2) != np.swapaxes(m, 1, 2))
     return _out(np.triu(differs, k=1).sum(axis=(1, 2)).astype(float), single)
@@ -349,7 +348,7 @@ def _adjacency(m: np.ndarray) -> np.ndarray:
 
 def frobenius(truth: GraphLike, learned: GraphLike) -> float | np.ndarray:
     """Eq. (14) of paper 000: ``sqrt(trace((B_true - B_hat)^T (B_true - B_hat)))`` over adjacency matrices."""
-    t, m, single = _pair(truth, learned)
+    t, m, single = _pair(truth, learned, "frobenius")
     d = _adjacency(m) - _adjacency(t)
     return _out(np.sqrt((d**2).sum(axis=(1, 2))), single)
 
@@ -360,7 +359,7 @@ def adjacency_mse(truth: GraphLike, learned: GraphLike, per: str = "entries") ->
     ``per="nodes"`` by N, as the survey's text says ("divided by the total number of nodes")."""
     if per not in ("entries", "nodes"):
         raise ValueError(f"per must be 'entries' or 'nodes', got {per!r}")
-    t, m, single = _pair(truth, learned)
+    t, m, single = _pair(truth, learned, "adjacency_mse")
     n = m.shape[-1]
     total = ((_adjacency(m) - _adjacency(t)) ** 2).sum(axis=(1, 2))
     return _out(total / (n * n if per == "entries" else n), single)
@@ -370,6 +369,9 @@ def _edge_scores(truth: CausalGraph, scores: Any, counting: str) -> tuple[np.nda
     """(0/1 truth, scores) over the N(N-1) ordered pairs, scores aligned to the truth's nodes."""
     import pandas as pd
 
+    if not isinstance(truth, CausalGraph):
+        raise GraphError(f"edge scores: the truth must be a CausalGraph, got a {type(truth).__name__}")
+    scored_nodes("edge score AUC", truth.nodes, truth.name)
     if isinstance(scores, pd.DataFrame):
         missing = sorted(set(truth.nodes) - set(scores.index) | set(truth.nodes) - set(scores.columns))
         if missing:
