@@ -50,6 +50,47 @@ def test_sid_and_shd_of_known_alterations_by_hand():
     assert metrics.shd_dag(CONSISTENT, under) == 1 and metrics.sid(CONSISTENT, under) == 4
 
 
+def test_sid_without_the_covariate_drops_the_pairs_it_confounds():
+    """Without C, T1 and T2 are independent: O1's empty parent set still leaves O1 <- T1
+    open towards T1 (pair (O1, T1)), but the paths O1 <- T1 <- C -> T2 (-> O2) are gone:
+    SID 1 instead of 4. Over-specification stays at 0 either way."""
+    under = S.sid_both_ways(CONSISTENT, under_specified(CONSISTENT, "T1"), "C")
+    assert under == {"sid_with_covariate": 4.0, "sid_without_covariate": 1.0}
+    over = S.sid_both_ways(CONSISTENT, over_specified(CONSISTENT, "T1", OUTCOMES), "C")
+    assert over == {"sid_with_covariate": 0.0, "sid_without_covariate": 0.0}
+    assert list(S.without(CONSISTENT, "C").nodes) == ["T1", "T2", "O1", "O2"]
+    with pytest.raises(ValueError, match="has no node 'Z'"):
+        S.without(CONSISTENT, "Z")
+
+
+def test_sid_fit_counts_values_inside_the_papers_range():
+    paper = report.paper_values("gentzel_supp_table2")
+    scores = pd.DataFrame({"model": ["under-specify"] * 3 + ["over-specify"],
+                           "sid_with_covariate": [9, 27, 11, 0], "sid_without_covariate": [4, 6, 1, 0]})
+    fit = S.sid_fit(scores, paper)
+    assert fit.loc["with covariate", "inside"] == "1 of 3" and fit.loc["without covariate", "inside"] == "2 of 3"
+    assert fit.loc["with covariate", "paper's range"] == "2-10"
+
+
+def test_ratio_by_treatment_shows_a_reversal_the_medians_hide():
+    rows = [("d", 10, t, kind, 0, 1, tvd) for t, kind, tvd in [
+        ("a", "over-specify", 0.2), ("a", "under-specify", 0.1), ("b", "over-specify", 0.2),
+        ("b", "under-specify", 0.1), ("c", "over-specify", 0.01), ("c", "under-specify", 0.9)]]
+    by_t = S.ratio_by_treatment(_scores(rows))
+    assert by_t.set_index("treatment")["costs more"].to_dict() == {
+        "a": "over-specification", "b": "over-specification", "c": "under-specification"}
+    assert by_t.set_index("treatment").loc["c", "ratio"] == pytest.approx(90)
+    assert S.reversal_summary(by_t).loc["d", "over costs more"] == 2
+
+
+def test_subject_counts_are_clipped_to_the_domain_with_a_note():
+    class _D:
+        name, subjects = "jdk", 473
+    counts, note = S.clip_subject_counts(_D, [100, 200, 500, 1000, 2000])
+    assert counts == [100, 200, 473] and "[500, 1000, 2000] exceed its 473" in note
+    assert S.clip_subject_counts(_D, [200, 100]) == ([100, 200], "")
+
+
 def test_altered_dags_cover_every_treatment_and_both_types():
     altered = S.altered_dags(CONSISTENT, ["T1", "T2"], OUTCOMES)
     assert [(t, kind) for t, kind, _ in altered] == [
@@ -105,11 +146,13 @@ def test_error_floor_recovers_bias_and_estimation_error():
     ({"n_repeats": 0}, "n_repeats=0"),
     ({"subject_counts": [100, 1]}, "subject_counts"),
     ({"level": 2}, "level=2"),
-    ({"domains": ["sqlite", "jdk"]}, r"no biasing covariate for domains \['jdk'\]"),
+    ({"sid_covariate": "yes"}, "sid_covariate='yes'"),
+    ({"domains": ["nosuch"]}, r"unknown domain\(s\) \['nosuch'\] for source='collected'"),
+    ({"source": "kdl", "domains": ["jdk"]}, r"no biasing covariate for domains \['jdk'\]"),
 ])
 def test_bad_parameters_are_named(change, message):
     defaults = dict(source="collected", domains=["sqlite"], covariates={"sqlite": "num_joins"}, beta=1.0,
-                    smoothing="bdeu", bins=3, n_repeats=2, subject_counts=[100], level=1)
+                    smoothing="bdeu", bins=3, n_repeats=2, subject_counts=[100], level=1, sid_covariate=False)
     with pytest.raises(ValueError, match=message):
         S.check_params({**defaults, **change})
 
@@ -123,15 +166,11 @@ def test_the_notebook_runs_unchanged_on_kdl_format_data(tmp_path):
         cwd=str(paths.NOTEBOOKS), kernel_name="python3", progress_bar=False,
         parameters=dict(source="kdl", data_dir=str(tmp_path / "kdl"), domains=["jdk"],
                         outcomes={"jdk": ["num_bytecode_ops", "total_unit_test_time", "jar_file_size_bytes"]},
-                        subject_counts=[20, 40, 80], n_repeats=3, n_jobs=1, output_dir=str(tmp_path / "figures")))
+                        subject_counts=[20, 40, 100], n_repeats=3, n_jobs=1, output_dir=str(tmp_path / "figures")))
     table = pd.read_csv(tmp_path / "figures" / "table2.csv", header=[0, 1], index_col=[0, 1, 2, 3])
     ours = table.loc["ours"]
     assert list(ours.index) == [("jdk", 80, "over-specify"), ("jdk", 80, "under-specify")]
     assert (ours.loc[("jdk", 80, "over-specify"), "SID"] == 0).all()
     assert (tmp_path / "figures" / "subjects_curve.png").exists()
-    with pytest.raises(Exception, match=r"subject_counts: \[100\] exceed the 80 complete subjects of domain 'jdk'"):
-        papermill.execute_notebook(
-            str(paths.NOTEBOOKS / "03_over_under_specification.ipynb"), str(tmp_path / "03b.ipynb"),
-            cwd=str(paths.NOTEBOOKS), kernel_name="python3", progress_bar=False,
-            parameters=dict(source="kdl", data_dir=str(tmp_path / "kdl"), domains=["jdk"],
-                            subject_counts=[100], n_repeats=1, n_jobs=1, output_dir=str(tmp_path / "figures")))
+    curve = pd.read_csv(tmp_path / "figures" / "subjects_curve.csv")
+    assert sorted(curve["subjects"].unique()) == [20, 40, 80]  # 100 clipped to the 80 subjects

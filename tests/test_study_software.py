@@ -11,7 +11,7 @@ from causaleval.studies import software_tvd as S
 
 DEFAULTS = dict(source="collected", domains=["sqlite"], covariates={"sqlite": "num_joins"},
                 learners=["pc", "ges", "mmhc"], ground_truth_learners=["pc"], cpdag_rule="extension",
-                beta=1.0, n_trials=1, bins=3, n_dags=1, n_nodes=5, n_samples=100)
+                beta=1.0, n_trials=1, bins=3, n_dags=1, n_nodes=5, n_samples=100, n_sensitivity=0)
 
 
 @pytest.mark.parametrize("change,message", [
@@ -20,7 +20,10 @@ DEFAULTS = dict(source="collected", domains=["sqlite"], covariates={"sqlite": "n
     ({"beta": -0.5}, "beta=-0.5"),
     ({"cpdag_rule": "any"}, "cpdag_rule='any'"),
     ({"n_trials": 0}, "n_trials=0"),
-    ({"domains": ["sqlite", "jdk"]}, r"no biasing covariate for domains \['jdk'\]"),
+    ({"n_sensitivity": -1}, "n_sensitivity=-1"),
+    ({"domains": ["nosuch"]}, r"unknown domain\(s\) \['nosuch'\] for source='collected'; known: \['postgres', 'sqlite'\]"),
+    ({"source": "kdl", "domains": ["jdk", "nosuch"]}, r"unknown domain\(s\) \['nosuch'\] for source='kdl'"),
+    ({"source": "kdl", "domains": ["jdk", "postgres"]}, r"no biasing covariate for domains \['jdk', 'postgres'\]"),
 ])
 def test_bad_parameters_are_named(change, message):
     with pytest.raises(ValueError, match=message):
@@ -65,7 +68,7 @@ def test_the_notebook_runs_unchanged_on_kdl_format_data(tmp_path, monkeypatch):
         parameters=dict(source="kdl", data_dir=str(tmp_path / "kdl"), domains=["jdk"],
                         outcomes={"jdk": ["num_bytecode_ops", "total_unit_test_time", "jar_file_size_bytes"]},
                         n_trials=2, learners=["pc", "mmhc"], ground_truth_learners=["pc"],
-                        n_dags=3, n_nodes=5, n_samples=400, n_jobs=1,
+                        n_dags=3, n_nodes=5, n_samples=400, n_sensitivity=2, n_jobs=1,
                         output_dir=str(tmp_path / "figures")))
     assert (tmp_path / "figures" / "figure1.png").exists()
     assert (tmp_path / "figures" / "claims.csv").exists()
@@ -90,3 +93,65 @@ def test_structural_hamming_equals_gadjid_on_cpdags():
         assert S.structural_hamming(truth, guess) == expected
     pc_like = CausalGraph.from_edges(["a<->b", "b - c"])
     assert S.structural_hamming(CausalGraph.from_edges(["a->b", "c->b"]), pc_like) == 2
+
+
+def test_fisher_interval_and_strength_classes():
+    low, high = S.fisher_interval(0.64, 30)
+    assert (round(low, 2), round(high, 2)) == (0.36, 0.81)
+    assert S.strength(low, high) == "undecided"  # straddles 0.7: neither strong nor not
+    assert S.strength(*S.fisher_interval(0.95, 30)) == "strong"
+    assert S.strength(*S.fisher_interval(0.0, 200)) == "weak"
+    assert S.strength(*S.fisher_interval(0.5, 300)) == "neither"
+    assert S.strength(*S.fisher_interval(0.1, 30)) == "undecided"  # 30 networks cannot show weakness
+
+
+def _fig2(shd, sid, tvd):
+    """A Figure 2 table from per-learner lists of values over the same networks."""
+    rows = [{"dag": i, "learner": learner, "shd": shd[learner][i], "sid": sid[learner][i], "tvd": tvd[learner][i]}
+            for learner in shd for i in range(len(shd[learner]))]
+    return pd.DataFrame(rows)
+
+
+def test_pairwise_calls_and_the_headline_verdict():
+    n = 12
+    low, high = list(range(n)), list(range(10, 10 + n))
+    same = _fig2({"a": low, "b": high}, {"a": low, "b": high}, {"a": low, "b": high})
+    calls = S.pairwise_calls(S.measure_long(same), ["measure"], "value", "dag")
+    assert calls["call"].tolist() == ["a < b"] * 3
+    assert S.headline(calls)[0] == "does not hold"
+    tie = _fig2({"a": low, "b": high}, {"a": low, "b": high}, {"a": low, "b": low})
+    calls = S.pairwise_calls(S.measure_long(tie), ["measure"], "value", "dag")
+    assert calls.set_index("measure")["call"].to_dict() == {"shd": "a < b", "sid": "a < b", "tvd": "tie"}
+    verdict, evidence = S.headline(calls)
+    assert verdict == "holds" and "TVD tie" in evidence
+
+
+def test_correlation_claims_are_undecided_when_the_interval_straddles():
+    corr = pd.DataFrame([{"learner": "ges", "measures": "SHD-TVD", "pearson": r, "95% low": lo, "95% high": hi,
+                          "class": S.strength(lo, hi)} for r, (lo, hi) in [(0.1, S.fisher_interval(0.1, 30))]])
+    assert S._correlation_claim(corr, ["ges"], "SHD-TVD", "weak")[0] == "undecided"
+    assert S._correlation_claim(corr, ["ges"], "SHD-TVD", "strong")[0] == "does not hold"
+
+
+def test_logistic_tables_are_valid_and_additive():
+    from causaleval.graphs import CausalGraph
+
+    dag = CausalGraph.from_edges(["a->c", "b->c"])
+    net = S.logistic_network(dag, seed=1)
+    c = net.cpds["c"]  # [c, a, b]
+    assert c.shape == (2, 2, 2) and np.allclose(c.sum(axis=0), 1)
+    logit = np.log(c[1] / c[0])
+    assert logit[1, 1] - logit[0, 1] == pytest.approx(logit[1, 0] - logit[0, 0])  # no interaction
+    assert 0.5 <= abs(logit[1, 0] - logit[0, 0]) <= 2
+    with pytest.raises(ValueError, match="node_cards=3"):
+        S.random_network("logistic", dag, 3, 1.0, 0)
+
+
+def test_figure2_rows_carry_sid_bounds_and_the_true_dag_baseline():
+    fit = dict(alpha=0.05, ci_test="chi_square", cpdag_rule="extension", smoothing="bdeu", ess=1.0)
+    rows = S.figure2_results(n_dags=2, n_nodes=6, expected_neighbours=2.0, cards=2, concentration=1.0,
+                             n_samples=300, learners=["pc", "mmhc"], seed=3, n_jobs=1, progress=False, **fit)
+    assert (rows["sid_min"] <= rows["sid"]).all() and (rows["sid"] <= rows["sid_max"]).all()
+    assert (rows.loc[rows["learner"] == "mmhc", "members"] == 1).all()  # a DAG is its own class
+    assert rows.groupby("dag")["tvd_true_dag"].nunique().eq(1).all()
+    np.testing.assert_allclose(rows["excess_tvd"], rows["tvd"] - rows["tvd_true_dag"])
