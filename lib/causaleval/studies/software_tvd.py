@@ -565,11 +565,9 @@ def claims_table(claims: pd.DataFrame, fig1: pd.DataFrame, fig2: pd.DataFrame, c
     learners = sorted(fig2["learner"].unique())
 
     def calls(**where: str) -> pd.DataFrame:
-        mask = np.ones(len(by_measure if "measure" in where else panels), dtype=bool)
+        """Rows of the measure calls (if ``measure`` is given) or the panel calls matching ``where``."""
         frame = by_measure if "measure" in where else panels
-        for k, v in where.items():
-            mask &= (frame[k] == v).to_numpy()
-        return frame[mask]
+        return frame[(frame[list(where)] == pd.Series(where)).all(axis=1)]
 
     def listing(frame: pd.DataFrame, label: str) -> str:
         return "; ".join(f"{getattr(r, label)} {r.pair}: {r.call} (p={r.p:.2g})" for r in frame.itertuples())
