@@ -177,6 +177,24 @@ def _partly_marked():
     return g
 
 
+@pytest.mark.parametrize("call,culprits", [
+    (lambda g: g.to_gadjid(), ["to_gadjid", "directed cycle a -> b -> c -> a"]),   # gadjid: bare RuntimeError
+    (lambda g: g.to_pgmpy(), ["to_pgmpy", "directed cycle"]),
+    (lambda g: g.reorder("cba"), ["sequence of strings, got 'cba'"]),               # a string, not names
+    (lambda g: GraphBatch.from_graphs([g], nodes="cba"), ["graph batch", "got 'cba'"]),
+])
+def test_conversions_refuse_what_they_cannot_represent(call, culprits):
+    cycle = CausalGraph.from_edges(["a->b", "b->c", "c->a"], name="g4")
+    _refused(lambda: call(cycle), *culprits)
+
+
+def test_latent_variables_given_as_one_string():
+    from causaleval.graphs import latent_projection
+
+    dag = CausalGraph.from_edges(["smoke->lung", "smoke->bronc"], name="g5")
+    _refused(lambda: latent_projection(dag, "smoke"), "graph 'g5'", "one string 'smoke'")
+
+
 # ---------------------------------------------------------------------- metrics: degenerate graphs
 METRICS = [M.tpr, M.fpr, M.precision, M.f1, M.roc_auc, M.prc_auc, M.shd_dag, M.shd_cpdag, M.ced, M.nced,
            M.sid, M.shd_pairs, M.frobenius, M.adjacency_mse]

@@ -450,7 +450,7 @@ class CausalGraph:
 
     def reorder(self, nodes: Sequence[str]) -> CausalGraph:
         """The same graph with its nodes in the given order (the node sets must match)."""
-        nodes = tuple(nodes)
+        nodes = node_names(nodes, f"graph {self.name!r}")
         if nodes == self.nodes:
             return self
         p = _permutation(self.nodes, nodes, f"graph {self.name!r}")
@@ -473,9 +473,10 @@ class CausalGraph:
         return f"CausalGraph({self.name!r}, {self.n} nodes, {len(edges)} edges: {shown})"
 
     def _require_cpdag_like(self, what: str) -> None:
-        if not self.is_cpdag_like():
+        """Refuse all but DAGs and CPDAGs/PDAGs (gadjid rejects a directed cycle with a bare RuntimeError)."""
+        if self.graph_class not in (GraphClass.DAG, GraphClass.PDAG):
             raise GraphError(f"graph {self.name!r}: {what} needs a DAG or CPDAG (directed and undirected "
-                             f"edges only), but it has {self.witness()}")
+                             f"edges, no directed cycle), but it has {self.witness()}")
 
     def require_dag(self, what: str) -> None:
         """Raise a :class:`GraphError` naming the graph and its offending edge or cycle unless it is a DAG."""
@@ -539,6 +540,9 @@ def latent_projection(dag: CausalGraph, latent: Iterable[str], name: str | None 
     import networkx as nx
 
     dag.require_dag("latent_projection")
+    if isinstance(latent, str):
+        raise GraphError(f"graph {dag.name!r}: latent variables given as one string {latent!r}; "
+                         "expected a list of node names")
     latent = list(latent)
     for v in latent:
         dag.index(v)
@@ -782,7 +786,7 @@ class GraphBatch:
         for g in graphs:
             if not isinstance(g, CausalGraph):
                 raise GraphError(f"graph batch: {g!r:.80} is a {type(g).__name__}; expected CausalGraphs")
-        order = tuple(nodes) if nodes is not None else graphs[0].nodes
+        order = node_names(nodes, "graph batch") if nodes is not None else graphs[0].nodes
         mats = np.stack([g.reorder(order).matrix for g in graphs])
         return cls(order, mats, tuple(g.name for g in graphs))
 
@@ -797,7 +801,7 @@ class GraphBatch:
 
     def reorder(self, nodes: Sequence[str]) -> GraphBatch:
         """The same graphs with nodes in the given order (node sets must match)."""
-        nodes = tuple(nodes)
+        nodes = node_names(nodes, "graph batch")
         if nodes == self.nodes:
             return self
         p = _permutation(self.nodes, nodes, "graph batch")
