@@ -109,6 +109,9 @@ OK = np.array([[0, 1], [0, 0]])
     (("a", "b"), np.array([[0, 2], [0, 0]]), ["entry [a, b] is 2"]),
     (("a", "b"), np.array([[0, 0], [-2, 0]], dtype=np.int8), ["entry [b, a] is -2"]),
     (("a", "b"), np.array([["0", "1"], ["0", "0"]]), ["<U1 values"]),   # text
+    (("a", "b"), np.array([[0, "x"], [0, 0]], dtype=object), ["object values"]),
+    (("a", "b"), np.array([[0, None], [0, 0]], dtype=object), ["entry [a, b] is nan"]),
+    (("a", "b"), np.array([[0, 1], [3, 0]], dtype=object), ["entry [b, a] is 3.0"]),
     (("a", "b"), np.array([[0, 0], [0, 1]]), ["self-loop at node 'b'"]),
 ])
 def test_bad_names_and_matrices_are_refused(nodes, matrix, culprits):
@@ -120,7 +123,8 @@ def test_integer_labels_become_strings_and_numeric_dtypes_are_accepted():
     assert g.nodes == ("0", "1") and g.directed_edges() == [("0", "1")]
     as_bool = CausalGraph(("a", "b"), np.array([[False, True], [False, False]]))
     as_float = CausalGraph(("a", "b"), np.array([[0.0, 1.0], [-0.0, 0.0]]))
-    assert as_bool == as_float == CausalGraph.from_edges(["a->b"])
+    as_object = CausalGraph(("a", "b"), np.array([[0, 1], [0, 0]], dtype=object))
+    assert as_bool == as_float == as_object == CausalGraph.from_edges(["a->b"])
     names = ("lung cancer", "x")  # a name with an inner space: fine outside edge strings
     assert CausalGraph(names, OK).directed_edges() == [("lung cancer", "x")]
 
@@ -141,6 +145,17 @@ def _stack(*mats):
 ])
 def test_bad_batches_are_refused(nodes, matrices, names, culprits):
     _refused(lambda: GraphBatch(nodes, matrices, names), "graph batch", *culprits)
+
+
+def test_pickled_graphs_come_back_checked_and_read_only():
+    import pickle
+
+    g = CausalGraph.from_edges(["a->b", "b - c"], name="p")
+    batch = GraphBatch.from_graphs([g, g])
+    assert g.graph_class == GraphClass.PDAG and batch.classes.tolist() == [1, 1]
+    g2, batch2 = pickle.loads(pickle.dumps((g, batch)))  # as joblib workers get them
+    assert g2 == g and g2.name == "p" and batch2.names == batch.names
+    assert not g2.matrix.flags.writeable and not batch2.matrices.flags.writeable
 
 
 def test_batch_copies_the_callers_array():

@@ -120,6 +120,11 @@ def mark_stack(matrices: Any, nodes: tuple[str, ...], names: Sequence[str], labe
     if m.ndim != 3 or m.shape[1:] != (n, n):
         shape = m.shape[1:] if m.ndim == 3 else m.shape
         raise GraphError(f"{label}: expected a square {n}x{n} matrix (a row and a column per node), got shape {shape}")
+    if m.dtype.kind == "O":  # e.g. numbers in an object column: take them if they are numbers
+        try:
+            m = m.astype(float)
+        except (TypeError, ValueError):
+            pass
     if m.dtype.kind not in "biuf":
         raise GraphError(f"{label}: matrix holds {m.dtype} values; expected the numbers -1, 0, 1")
     if m.dtype.kind in "iu":
@@ -467,6 +472,10 @@ class CausalGraph:
     def __hash__(self) -> int:
         return hash((self.nodes, self.matrix.tobytes()))
 
+    def __reduce__(self) -> tuple:
+        """Pickle through the constructor, so a copy comes back checked and read-only."""
+        return type(self), (self.nodes, self.matrix, self.name)
+
     def __repr__(self) -> str:
         edges = self.edges()
         shown = ", ".join(edges[:8]) + (", ..." if len(edges) > 8 else "")
@@ -792,6 +801,10 @@ class GraphBatch:
 
     def __len__(self) -> int:
         return self.matrices.shape[0]
+
+    def __reduce__(self) -> tuple:
+        """Pickle through the constructor, so a copy comes back checked and read-only."""
+        return type(self), (self.nodes, self.matrices, self.names)
 
     def __getitem__(self, b: int) -> CausalGraph:
         return CausalGraph(self.nodes, self.matrices[b], self.names[b])
