@@ -660,7 +660,7 @@ def classify(m: np.ndarray) -> np.ndarray:
     """
     b = len(m)
     circles = (m.reshape(b, -1).min(axis=1) < 0) if m.size else np.zeros(b, bool)
-    cyclic = ~_acyclic(m == ARROW)
+    cyclic = ~_acyclic(m == ARROW if circles.any() else m)  # no -1 entry: nonzero means arrowhead
     codes = np.where(cyclic, GraphClass.CYCLIC, np.where(circles, GraphClass.PDAG, GraphClass.DAG)).astype(np.int8)
     check = np.flatnonzero(circles | cyclic)
     if check.size:
@@ -693,7 +693,7 @@ def _pad_last(x: np.ndarray, size: int) -> np.ndarray:
 
 
 def _acyclic(d: np.ndarray) -> np.ndarray:
-    """Whether each graph of a (B, N, N) boolean stack (``d[b, i, j]``: an arrow i -> j) has
+    """Whether each graph of a (B, N, N) stack (``d[b, i, j]`` nonzero: an arrow i -> j) has
     no directed cycle, vectorized over the batch.
 
     Peels sinks round by round: every node none of whose children remains is removed. A
