@@ -21,7 +21,8 @@ DEFAULTS = dict(source="collected", domains=["sqlite"], covariates={"sqlite": "n
     ({"cpdag_rule": "any"}, "cpdag_rule='any'"),
     ({"n_trials": 0}, "n_trials=0"),
     ({"n_sensitivity": -1}, "n_sensitivity=-1"),
-    ({"domains": ["nosuch"]}, r"unknown domain\(s\) \['nosuch'\] for source='collected'; known: \['postgres', 'sqlite'\]"),
+    ({"domains": ["nosuch"]},
+     r"unknown domain\(s\) \['nosuch'\] for source='collected'; known: \['postgres', 'sqlite'\]"),
     ({"source": "kdl", "domains": ["jdk", "nosuch"]}, r"unknown domain\(s\) \['nosuch'\] for source='kdl'"),
     ({"source": "kdl", "domains": ["jdk", "postgres"]}, r"no biasing covariate for domains \['jdk', 'postgres'\]"),
 ])
@@ -155,3 +156,15 @@ def test_figure2_rows_carry_sid_bounds_and_the_true_dag_baseline():
     assert (rows.loc[rows["learner"] == "mmhc", "members"] == 1).all()  # a DAG is its own class
     assert rows.groupby("dag")["tvd_true_dag"].nunique().eq(1).all()
     np.testing.assert_allclose(rows["excess_tvd"], rows["tvd"] - rows["tvd_true_dag"])
+
+
+def test_measure_summary_counts_shd_zero_graphs_and_the_sentence_uses_them():
+    rows = pd.DataFrame({"dag": [0, 1, 2], "learner": "ges", "shd": [0, 0, 3], "sid": [0.0, 6.0, 9.0],
+                         "sid_min": [0.0, 0.0, 4.0], "sid_max": [4.0, 6.0, 12.0], "members": [3, 2, -1],
+                         "tvd": [1.0, 2.0, 3.0], "tvd_true_dag": [0.8, 0.9, 1.0]})
+    summary = S.measure_summary(rows)
+    ges = summary.loc["ges"]
+    assert (ges["SHD 0"], ges["SHD 0, SID > 0"], ges["SHD 0, SID min > 0"]) == (2, 1, 0)
+    assert ges["SHD 0, TVD range"] == "1.00-2.00" and ges["SHD 0, true DAG TVD range"] == "0.80-0.90"
+    assert ges["classes past the limit"] == 1
+    assert "ges found the true CPDAG on 2 of 3 networks" in S.baseline_sentence(summary)

@@ -121,7 +121,7 @@ def factorial_interventional(data: FactorialData, treatment: str, outcome: str, 
 
 
 def over_specified(dag: CausalGraph, treatment: str, outcomes: Sequence[str]) -> CausalGraph:
-    """``dag`` with an edge ``treatment -> O`` into every outcome O (supp. Sec. 5 of paper 001:
+    """``dag`` with an edge ``treatment -> O`` into every outcome O (Gentzel et al. 2019, supp. Sec. 5:
     "one of the treatment variables had a directed edge into every outcome"). Edges already
     there stay; an outcome that is an ancestor of ``treatment`` would close a cycle and raises."""
     dag.require_dag("over-specification")
@@ -141,7 +141,7 @@ def over_specified(dag: CausalGraph, treatment: str, outcomes: Sequence[str]) ->
 
 
 def under_specified(dag: CausalGraph, treatment: str) -> CausalGraph:
-    """``dag`` without any edge out of ``treatment`` (supp. Sec. 5 of paper 001: "one of the
+    """``dag`` without any edge out of ``treatment`` (Gentzel et al. 2019, supp. Sec. 5: "one of the
     treatment variables had no outgoing edges"); its incoming edges stay."""
     dag.require_dag("under-specification")
     t = dag.index(treatment)
