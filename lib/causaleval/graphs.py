@@ -23,6 +23,13 @@ Converters: edge strings, pgmpy DAG/PDAG, causal-learn ``GeneralGraph`` (CPDAG a
 PAG endpoints), networkx, and gadjid's int8 input. Algorithms: DAG -> CPDAG
 (v-structures plus Meek's rules R1-R3) and the latent projection of a DAG onto
 observed variables, which gives the MAG (Richardson and Spirtes 2002).
+
+Validation happens here, on entry, once per input kind: node names (:func:`node_names`),
+mark matrices and stacks (:func:`mark_stack`), edge strings (the grammar in
+:meth:`CausalGraph.from_edges`) and edge lists. Every refusal is a :class:`GraphError`
+(a ``ValueError``) naming the graph and the edge string, node or entry. The class of a
+graph (:class:`GraphClass`: DAG, PDAG, with a directed cycle, or mixed) is computed by
+:func:`classify`, vectorized over a batch and cached, for the metrics that need one.
 """
 
 from __future__ import annotations
