@@ -1,8 +1,8 @@
 """SID of an equivalence class: its lower and upper bound over the class's DAGs.
 
 Peters and Buehlmann (2015), *Structural intervention distance for evaluating causal
-graphs*, Neural Computation 27(3), 771-799 (arXiv:1306.1043), Sec. 2.3: when the learned
-graph H is a CPDAG, the SID is reported as the interval
+graphs*, Neural Computation 27(3), doi:10.1162/NECO_a_00708 (arXiv:1306.1043): when the
+learned graph H is a CPDAG, the SID is reported as the interval
 
     [ min_{H' in MEC(H)} SID(G, H'),  max_{H' in MEC(H)} SID(G, H') ]
 
@@ -37,7 +37,7 @@ def as_pdag(graph: CausalGraph) -> CausalGraph:
 
 def sid_bounds(truth: CausalGraph, learned: CausalGraph) -> dict[str, float | int]:
     """``{"sid_min", "sid_max", "members"}``: the SID of the true DAG ``truth`` against
-    every DAG of ``learned``'s equivalence class (Peters and Buehlmann 2015, Sec. 2.3);
+    every DAG of ``learned``'s equivalence class (Peters and Buehlmann 2015);
     ``members`` is the class size (0 when the PDAG has no consistent extension, -1
     with NaN bounds when the class is past the enumeration limit)."""
     from causaleval.extensions import NoExtension, TooManyOrientations, consistent_extension, mec_members
