@@ -4,7 +4,7 @@ Heavy libraries (pgmpy, causal-learn, gadjid) are imported inside the functions 
 need them, so ``import causaleval`` stays fast.
 """
 
-from causaleval.graphs import CausalGraph, GraphBatch, latent_projection, to_cpdag
+from causaleval.graphs import CausalGraph, GraphBatch, GraphClass, GraphError, latent_projection, to_cpdag
 
 __version__ = "0.1.0"
-__all__ = ["CausalGraph", "GraphBatch", "latent_projection", "to_cpdag", "__version__"]
+__all__ = ["CausalGraph", "GraphBatch", "GraphClass", "GraphError", "latent_projection", "to_cpdag", "__version__"]
