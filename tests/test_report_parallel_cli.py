@@ -94,3 +94,26 @@ def test_cached_frame_computes_once_and_reads_floats_back_bit_for_bit(tmp_path, 
     again = report.cached_frame("s", "t", {"seed": 0}, compute)
     assert len(calls) == 1
     assert (again["tvd"].to_numpy() == first["tvd"].to_numpy()).all()
+
+
+def test_cached_frame_is_not_served_to_changed_code(tmp_path, monkeypatch):
+    from causaleval import plugins
+
+    monkeypatch.setenv("CAUSALEVAL_CACHE", str(tmp_path / "cache"))
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return pd.DataFrame({"x": [len(calls)]})
+
+    report.cached_frame("s", "t", {"seed": 0}, compute)
+    monkeypatch.setattr(report, "kit_hash", lambda kit=None: "edited kit")
+    report.cached_frame("s", "t", {"seed": 0}, compute)
+    assert len(calls) == 2
+    plugin = tmp_path / "cache_plugin.py"
+    plugin.write_text("A = 1\n")
+    monkeypatch.setattr(plugins, "_LOADED", {})
+    plugins.load([str(plugin)])
+    report.cached_frame("s", "t", {"seed": 0}, compute)
+    plugin.write_text("A = 2\n")  # the same plugin, edited: its cached tables are stale
+    assert report.cached_frame("s", "t", {"seed": 0}, compute)["x"].item() == 4

@@ -140,13 +140,13 @@ def test_error_floor_recovers_bias_and_estimation_error():
 
 
 @pytest.mark.parametrize("change,message", [
-    ({"source": "csv"}, "parameter source='csv'"),
-    ({"beta": -1}, "beta=-1"),
-    ({"smoothing": "kt"}, "smoothing='kt'"),
-    ({"n_repeats": 0}, "n_repeats=0"),
-    ({"subject_counts": [100, 1]}, "subject_counts"),
-    ({"level": 2}, "level=2"),
-    ({"sid_covariate": "yes"}, "sid_covariate='yes'"),
+    ({"source": "csv"}, "parameter source = 'csv'"),
+    ({"beta": -1}, "parameter beta = -1"),
+    ({"smoothing": "kt"}, "parameter smoothing = 'kt'"),
+    ({"n_repeats": 0}, "parameter n_repeats = 0"),
+    ({"subject_counts": [100, 1]}, r"parameter subject_counts\[1\] = 1"),
+    ({"level": 2}, "parameter level = 2"),
+    ({"sid_covariate": "yes"}, "parameter sid_covariate = 'yes'"),
     ({"domains": ["nosuch"]}, r"unknown domain\(s\) \['nosuch'\] for source='collected'"),
     ({"source": "kdl", "domains": ["jdk"]}, r"no biasing covariate for domains \['jdk'\]"),
 ])

@@ -15,12 +15,12 @@ DEFAULTS = dict(source="collected", domains=["sqlite"], covariates={"sqlite": "n
 
 
 @pytest.mark.parametrize("change,message", [
-    ({"source": "csv"}, "parameter source='csv'"),
-    ({"learners": ["pc", "lingam"]}, "unknown learner 'lingam'"),
-    ({"beta": -0.5}, "beta=-0.5"),
-    ({"cpdag_rule": "any"}, "cpdag_rule='any'"),
-    ({"n_trials": 0}, "n_trials=0"),
-    ({"n_sensitivity": -1}, "n_sensitivity=-1"),
+    ({"source": "csv"}, "parameter source = 'csv'"),
+    ({"learners": ["pc", "lingam"]}, r"parameter learners\[1\] = 'lingam'"),
+    ({"beta": -0.5}, "parameter beta = -0.5"),
+    ({"cpdag_rule": "any"}, "parameter cpdag_rule = 'any'"),
+    ({"n_trials": 0}, "parameter n_trials = 0"),
+    ({"n_sensitivity": -1}, "parameter n_sensitivity = -1"),
     ({"domains": ["nosuch"]},
      r"unknown domain\(s\) \['nosuch'\] for source='collected'; known: \['postgres', 'sqlite'\]"),
     ({"source": "kdl", "domains": ["jdk", "nosuch"]}, r"unknown domain\(s\) \['nosuch'\] for source='kdl'"),

@@ -92,7 +92,9 @@ def declared_parameters(notebook: Path) -> dict[str, Any]:
 
 def parse_overrides(notebook: Path, pairs: list[tuple[str, str]]) -> dict[str, Any]:
     """YAML-parsed ``-p NAME VALUE`` pairs, checked against the study's schema
-    (:func:`causaleval.params.check`): unknown names, wrong types, values out of range."""
+    (:func:`causaleval.params.check`): unknown names, wrong types, values out of range.
+    ``plugins`` are resolved against the current folder and imported first, so the learners
+    they register are valid choices."""
     study = params.study_name(notebook.stem)
     values: dict[str, Any] = {}
     for name, text in pairs:
@@ -103,6 +105,10 @@ def parse_overrides(notebook: Path, pairs: list[tuple[str, str]]) -> dict[str, A
         except yaml.YAMLError as err:
             problem = str(err).splitlines()[0]
             raise params.ParameterError(f"study {study}: parameter {name} = {text!r} is not YAML ({problem})") from None
+    if "plugins" in values:  # load them first: a plugin's learners are valid choices
+        params.check(study, {"plugins": values["plugins"]})
+        values["plugins"] = plugins.resolve(values["plugins"], Path.cwd())  # paths from where the user stands
+        plugins.load(values["plugins"])
     params.check(study, values)
     return values
 
@@ -118,7 +124,6 @@ def check_study(name: str, overrides: Mapping[str, Any]) -> None:
         raise
     if hasattr(module, "check_params"):
         try:
-            plugins.load(overrides.get("plugins", []))  # a plugin's learners are valid names
             module.check_params({**params.defaults(study_notebook(name)), **overrides})
         except ValueError as err:
             raise params.ParameterError(f"study {name}: {err}") from None
@@ -364,8 +369,6 @@ def main(argv: list[str] | None = None) -> int:
             _list()
         elif args.command == "run":
             overrides = parse_overrides(study_notebook(args.study), args.parameter)
-            if "plugins" in overrides:  # relative .py paths name files from where the user stands
-                overrides["plugins"] = plugins.resolve(overrides["plugins"], Path.cwd())
             run_study(args.study, overrides, args.tag, args.inplace, args.force)
         elif args.command == "reproduce":
             failed = []

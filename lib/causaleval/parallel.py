@@ -4,7 +4,8 @@ Set a Dask scheduler with ``scheduler="tcp://host:8786"`` or the environment var
 ``CAUSALEVAL_DASK_SCHEDULER``; the same call then runs its trials on that cluster
 through joblib's Dask backend. Results come back in the order of ``grid``, so a run
 is deterministic whatever the backend, provided each trial seeds itself from its
-own arguments.
+own arguments. Plugins imported in the calling process (:mod:`causaleval.plugins`) are
+imported in every worker before its trials, so a plugin's learners run there too.
 """
 
 from __future__ import annotations
@@ -12,7 +13,22 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
+
+
+@dataclass(frozen=True)
+class _WithPlugins:
+    """``fn`` preceded by importing the caller's plugins (picklable, for worker processes)."""
+
+    fn: Callable[..., Any]
+    plugins: tuple[str, ...]
+
+    def __call__(self, **kwargs: Any) -> Any:
+        from causaleval.plugins import load
+
+        load(list(self.plugins))
+        return self.fn(**kwargs)
 
 
 def run_trials(
@@ -28,7 +44,11 @@ def run_trials(
     from joblib import Parallel, delayed, parallel_backend
     from tqdm import tqdm
 
+    from causaleval.plugins import loaded
+
     grid = list(grid)
+    if loaded():
+        fn = _WithPlugins(fn, loaded())
     scheduler = scheduler or os.environ.get("CAUSALEVAL_DASK_SCHEDULER")
     bar = tqdm(total=len(grid), desc=desc, disable=not progress)
     calls = (delayed(fn)(**kwargs) for kwargs in grid)

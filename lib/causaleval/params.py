@@ -33,7 +33,7 @@ import json
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -108,20 +108,18 @@ class Spec:
     choices: tuple[Any, ...] | None = None
     choices_from: str | None = None
     min_items: int | None = None
-    _resolved: list = field(default_factory=list, compare=False, repr=False)
 
     def allowed(self) -> tuple[Any, ...] | None:
-        """The allowed scalars (``choices`` or the resolved ``choices_from``), if any."""
+        """The allowed scalars (``choices`` or ``choices_from`` resolved now, not cached: a
+        registry such as ``causaleval.learners:LEARNERS`` grows when plugins load), if any."""
         if self.choices is not None:
             return self.choices
         if self.choices_from is None:
             return None
-        if not self._resolved:
-            module, _, attr = self.choices_from.partition(":")
-            found = getattr(importlib.import_module(module), attr)
-            found = found() if callable(found) else found
-            self._resolved.append(tuple(found.keys() if isinstance(found, Mapping) else found))
-        return self._resolved[0]
+        module, _, attr = self.choices_from.partition(":")
+        found = getattr(importlib.import_module(module), attr)
+        found = found() if callable(found) else found
+        return tuple(found.keys() if isinstance(found, Mapping) else found)
 
     def leaf(self, kind: str) -> str:
         """A scalar type with this spec's constraints, in words: ``int >= 1``."""

@@ -24,6 +24,10 @@ from pathlib import Path
 from types import ModuleType
 
 
+#: source files of the plugins imported in this process, for :func:`fingerprint`
+_LOADED: dict[str, Path | None] = {}
+
+
 class PluginError(ValueError):
     """A plugin that could not be found or imported (names the plugin and the cause)."""
 
@@ -47,7 +51,28 @@ def load(plugins: Sequence[str]) -> list[ModuleType]:
     if isinstance(plugins, str) or not isinstance(plugins, Sequence):
         raise PluginError(f"parameter plugins: expected a list of module names or .py paths, "
                           f"got {plugins!r}")
-    return [_load_one(p) for p in plugins]
+    modules = [_load_one(p) for p in plugins]
+    for plugin, module in zip(plugins, modules):
+        source = getattr(module, "__file__", None)
+        _LOADED[plugin] = Path(source) if source else None
+    return modules
+
+
+def loaded() -> tuple[str, ...]:
+    """The plugins imported in this process, in import order (for worker processes)."""
+    return tuple(_LOADED)
+
+
+def fingerprint() -> str:
+    """SHA-256 over the names and source bytes of every plugin imported in this process, so
+    cached results (:func:`causaleval.report.cached_frame`) are not reused after a plugin
+    changes; empty without plugins."""
+    if not _LOADED:
+        return ""
+    digest = hashlib.sha256()
+    for plugin, source in sorted(_LOADED.items()):
+        digest.update(plugin.encode() + b"\0" + (source.read_bytes() if source and source.is_file() else b"") + b"\0")
+    return digest.hexdigest()
 
 
 def _load_one(plugin: object) -> ModuleType:

@@ -164,13 +164,18 @@ def _stamp(folder: Path, name: str, study: str, params: Mapping[str, Any]) -> Pa
 
 def cached_frame(study: str, name: str, params: Mapping[str, Any],
                  compute: Callable[[], pd.DataFrame]) -> pd.DataFrame:
-    """``compute()``, or the table a previous call with the same parameters stored under
-    ``runs/cache/<study>/<name>-<parameter hash>.csv`` (so a rerun that only changes a
-    plot does not recompute the trials; ``CAUSALEVAL_CACHE`` moves the folder). Delete
+    """``compute()``, or the table a previous call with the same parameters and the same code
+    stored under ``runs/cache/<study>/<name>-<hash>.csv`` (so a rerun that only changes a
+    plot does not recompute the trials; ``CAUSALEVAL_CACHE`` moves the folder). The hash
+    covers the parameters, the kit's sources (:func:`kit_hash`) and the loaded plugins'
+    (:func:`causaleval.plugins.fingerprint`): a table is never served to changed code. Delete
     the file to force a recomputation. Floats are read back bit for bit (``round_trip``),
     so a cached rerun gives the same tables as the first run: a last-bit difference can
     turn a tie between learners into a non-tie and change a rank test."""
-    path = paths.cache_root() / study / f"{name}-{parameter_hash(params)}.csv"
+    from causaleval.plugins import fingerprint
+
+    key = {"parameters": dict(params), "kit": kit_hash(), "plugins": fingerprint()}
+    path = paths.cache_root() / study / f"{name}-{parameter_hash(key)}.csv"
     if path.exists():
         return pd.read_csv(path, float_precision="round_trip")
     frame = compute()

@@ -30,10 +30,10 @@ import numpy as np
 import pandas as pd
 from scipy import optimize
 
-from causaleval import bn, consistent, metrics
+from causaleval import bn, consistent, metrics, params
 from causaleval.parallel import run_trials
 from causaleval.graphs import CausalGraph
-from causaleval.studies.software_tvd import SOURCES, Domain, check_domains, domain_summary, empirical_sample
+from causaleval.studies.software_tvd import Domain, check_domains, domain_summary, empirical_sample
 
 STUDY = "03_over_under_specification"
 MODELS = ("over-specify", "under-specify")
@@ -43,22 +43,10 @@ STATS = ("min", "median", "max")
 
 
 def check_params(p: dict[str, Any]) -> None:
-    """Raise a ValueError naming the first parameter of notebook 03 that is out of range."""
-    if p["source"] not in SOURCES:
-        raise ValueError(f"parameter source={p['source']!r}: expected one of {SOURCES}")
-    if p["beta"] < 0:
-        raise ValueError(f"parameter beta={p['beta']}: Algorithm 1 needs beta >= 0")
-    if p["smoothing"] not in bn.SMOOTHING:
-        raise ValueError(f"parameter smoothing={p['smoothing']!r}: expected one of {bn.SMOOTHING}")
-    for key in ("bins", "n_repeats"):
-        if int(p[key]) < 1:
-            raise ValueError(f"parameter {key}={p[key]!r}: expected a positive integer")
-    if not p["subject_counts"] or any(int(n) < 2 for n in p["subject_counts"]):
-        raise ValueError(f"parameter subject_counts={p['subject_counts']!r}: expected integers >= 2")
-    if p["level"] not in (0, 1):
-        raise ValueError(f"parameter level={p['level']!r}: treatments are binary, expected 0 or 1")
-    if not isinstance(p["sid_covariate"], bool):
-        raise ValueError(f"parameter sid_covariate={p['sid_covariate']!r}: expected True or False")
+    """Raise a ValueError naming the first parameter of notebook 03 that does not fit: its
+    declared type, range or choices (``notebooks/03_over_under_specification.params.yaml``),
+    then what a schema cannot state (the domains exist and have a biasing covariate)."""
+    params.check(STUDY, p)
     check_domains(p)
 
 

@@ -25,12 +25,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from causaleval import bn, consistent, metrics
+from causaleval import bn, consistent, metrics, params
 from causaleval.datasets import FactorialData, collected_domains, kdl_domains, load_collected, load_kdl
 from causaleval.datasets.factorial import discretize
-from causaleval.extensions import RULES, consistent_extension, interventional_tables
+from causaleval.extensions import consistent_extension, interventional_tables
 from causaleval.graphs import CausalGraph, to_cpdag
-from causaleval.learners import get_learner, learn
+from causaleval.learners import learn
 from causaleval.parallel import run_trials
 from causaleval.sampling import dirichlet_network, forward_sample, pseudo_observational, random_dag
 
@@ -63,20 +63,10 @@ class Domain:
 
 
 def check_params(p: dict[str, Any]) -> None:
-    """Raise a ValueError naming the first parameter of notebook 02 that is out of range."""
-    if p["source"] not in SOURCES:
-        raise ValueError(f"parameter source={p['source']!r}: expected one of {SOURCES}")
-    for name in [*p["learners"], *p["ground_truth_learners"]]:
-        get_learner(name)
-    if p["cpdag_rule"] not in RULES:
-        raise ValueError(f"parameter cpdag_rule={p['cpdag_rule']!r}: expected one of {RULES}")
-    if p["beta"] < 0:
-        raise ValueError(f"parameter beta={p['beta']}: Algorithm 1 needs beta >= 0")
-    for key in ("n_trials", "bins", "n_dags", "n_nodes", "n_samples"):
-        if int(p[key]) < 1:
-            raise ValueError(f"parameter {key}={p[key]!r}: expected a positive integer")
-    if int(p["n_sensitivity"]) < 0:
-        raise ValueError(f"parameter n_sensitivity={p['n_sensitivity']!r}: expected an integer >= 0 (0 skips)")
+    """Raise a ValueError naming the first parameter of notebook 02 that does not fit: its
+    declared type, range or choices (``notebooks/02_software_tvd.params.yaml``), then what
+    a schema cannot state (the domains exist in the source and have a biasing covariate)."""
+    params.check(STUDY, p)
     check_domains(p)
 
 
