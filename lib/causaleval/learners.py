@@ -51,14 +51,32 @@ class Learner:
 LEARNERS: dict[str, Learner] = {}
 
 
+GRAPH_CLASSES = ("DAG", "CPDAG", "PAG", "MAG")
+
+
 def register_learner(name: str, output: str, library: str = "user") -> Callable[[LearnerFn], LearnerFn]:
-    """Decorator adding ``fn`` to :data:`LEARNERS` under ``name``."""
+    """Decorator adding ``fn`` to :data:`LEARNERS` under ``name``.
+
+    A name is taken once: registering another function under a known name (a plugin's
+    ``pc``, say) raises ValueError instead of silently replacing the learner every study
+    would then run. The same function registered again (a re-imported module, a rerun
+    notebook cell) is accepted."""
+    if output not in GRAPH_CLASSES:
+        raise ValueError(f"learner {name!r}: output {output!r} is not a graph class; expected one of {GRAPH_CLASSES}")
 
     def wrap(fn: LearnerFn) -> LearnerFn:
+        known = LEARNERS.get(name)
+        if known is not None and _origin(known.fn) != _origin(fn):
+            raise ValueError(f"learner {name!r} is already registered by {_origin(known.fn)}; "
+                             f"{_origin(fn)} must choose another name")
         LEARNERS[name] = Learner(name, fn, output, library)
         return fn
 
     return wrap
+
+
+def _origin(fn: Callable) -> str:
+    return f"{fn.__module__}.{fn.__qualname__}"
 
 
 def get_learner(name: str) -> Learner:
