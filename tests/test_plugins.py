@@ -2,9 +2,10 @@
 
 import sys
 
+import numpy as np
 import pytest
 
-from causaleval import plugins
+from causaleval import paths, plugins
 from causaleval.learners import LEARNERS, get_learner
 
 LEARNER = '''
@@ -98,3 +99,42 @@ def test_a_plugin_cannot_silently_replace_a_builtin_learner(tmp_path):
     with pytest.raises(plugins.PluginError, match=r"learner 'pc' is already registered by causaleval\.learners\.pc"):
         plugins.load([str(path)])
     assert get_learner("pc").library == "causal-learn"
+
+
+def test_a_plugin_metric_scores_study_1s_table_2_for_the_graph_classes_it_accepts():
+    from causaleval import CausalGraph, GraphBatch
+    from causaleval.metrics import get_metric
+    from causaleval.studies.asia_mag_nced import table2_scores
+
+    plugins.load([str(paths.ROOT / "tests" / "plugins" / "edge_count_metric.py")])
+    truth = CausalGraph.from_edges(["a->b", "b->c"])
+    dags = GraphBatch.from_graphs([CausalGraph.from_edges(["a->b"], nodes=truth.nodes),
+                                   CausalGraph.from_edges(["a->b", "b->c", "a->c"], nodes=truth.nodes)])
+    assert list(get_metric("edge count error").score(truth, dags)) == [1.0, 1.0]
+    table = table2_scores(truth, {"hc": dags, "fci": dags}, ks=[0.2], metrics=["edge count error"])
+    own = table[table["metric"] == "edge count error (lower is better)"].set_index("algorithm")
+    assert own.loc["hc", "value"] == 1.0 and own.loc["hc", "graphs"] == 2
+    assert np.isnan(own.loc["fci", "value"]) and own.loc["fci", "graphs"] == 0  # a PAG learner
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"graph_types": "DAG"}, "graph_types"), ({"graph_types": ("DAG", "PDAG")}, "graph_types"),
+    ({"better": "smaller"}, "better"),
+])
+def test_bad_metric_registrations_are_refused(kwargs, message):
+    from causaleval.metrics import register_metric
+
+    with pytest.raises(ValueError, match=message):
+        register_metric("bad", **kwargs)
+
+
+def test_a_metric_answering_the_wrong_shape_or_nan_is_named():
+    from causaleval import CausalGraph, GraphBatch
+    from causaleval.metrics.custom import GraphMetric
+
+    truth = CausalGraph.from_edges(["a->b"])
+    batch = GraphBatch.from_graphs([truth])
+    with pytest.raises(ValueError, match="'short' returned shape"):
+        GraphMetric("short", lambda t, b: [1.0, 2.0], ("DAG",), "lower").score(truth, batch)
+    with pytest.raises(ValueError, match="'nan' gave nan"):
+        GraphMetric("nan", lambda t, b: [float("nan")], ("DAG",), "lower").score(truth, batch)

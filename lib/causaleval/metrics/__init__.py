@@ -8,8 +8,11 @@
 * ``ranking``: NDCG, MAP, ARP, APLT at K (paper 000);
 * ``counterfactual``: sparsity, proximity, diversity of counterfactual explanations (paper 000);
 * ``ate_distribution``: Wasserstein distance and mode precision/recall of ATE samples (paper 004);
-* ``registry``: one entry per metric with its formula, source and cross-check.
+* ``registry``: one entry per metric with its formula, source and cross-check;
+* ``custom``: graph metrics of one's own, registered by plugins and added to study tables by name.
 """
+
+from causaleval.metrics.custom import GRAPH_METRICS, get_metric, register_metric
 
 from causaleval.metrics.interventional import kl_divergence, mean_tvd, pairwise_tvd, total_tvd, tvd
 from causaleval.metrics.sid_bounds import sid_bounds
@@ -41,4 +44,5 @@ __all__ = [
     "Confusion", "KOutsideRecommendedRange", "adjacency_mse", "ced", "confusion", "edge_pr_auc", "edge_roc_auc",
     "f1", "fpr", "frobenius", "nced", "prc_auc", "precision", "recall", "roc_auc", "shd_cpdag", "shd_dag",
     "shd_cpdag_pairs", "shd_pairs", "sid", "sid_bounds", "tpr", "tvd", "pairwise_tvd", "total_tvd", "mean_tvd", "kl_divergence",
+    "GRAPH_METRICS", "get_metric", "register_metric",
 ]

@@ -21,11 +21,12 @@ import pandas as pd
 
 from causaleval import metrics as M, params, report
 from causaleval.datasets import load_network, network_graph
+from causaleval.datasets.networks import draw_samples
+from causaleval.datasets.user import read_observations
 from causaleval.graphs import CausalGraph, GraphBatch, latent_projection
 from causaleval.learners import get_learner, learn
 from causaleval.metrics.structural import KOutsideRecommendedRange
 from causaleval.parallel import run_trials
-from causaleval.sampling import forward_sample
 
 STUDY = "01_asia_mag_nced"
 
@@ -37,10 +38,33 @@ FIVE_NODE_EDGES = ("a->b", "a->c", "b->c", "b->d", "c->d", "c->e", "d->e")
 def check_params(p: dict[str, Any]) -> None:
     """Raise a ValueError naming the first parameter of notebook 01 that is out of range: the
     declared types, ranges and choices first (:func:`causaleval.params.check` against
-    ``notebooks/01_asia_mag_nced.params.yaml``), then what a schema cannot state: every
-    latent variable is a node of ``network``, and a significance level lies strictly
-    between 0 and 1."""
+    ``notebooks/01_asia_mag_nced.params.yaml``), then what a schema cannot state: each network
+    is a shipped name or a readable file (:mod:`causaleval.datasets.networks`), an edge list
+    comes with observations that fit it and hold enough rows for the disjoint samples, every
+    latent variable is a node of ``network``, and a significance level lies strictly between
+    0 and 1."""
     params.check(STUDY, p)
+    sizes = {"n_samples": (p["n_samples"], p["n_graphs"])}
+    if "sensitivity_sample_sizes" in p:
+        sizes |= {f"sensitivity_sample_sizes = {n}": (n, p["sensitivity_graphs"])
+                  for n in p["sensitivity_sample_sizes"]}
+    for key, data_key in (("network", "data_file"), ("second_network", "second_data_file")):
+        data_file = p.get(data_key)
+        try:
+            graph = network_graph(p[key])
+            if data_file is None:
+                load_network(p[key])
+        except (ValueError, FileNotFoundError) as err:
+            raise ValueError(f"parameter {key} = {p[key]!r}: {err}") from err
+        if data_file is not None:
+            try:
+                rows = len(read_observations(data_file, graph))
+            except (ValueError, FileNotFoundError) as err:
+                raise ValueError(f"parameter {data_key} = {data_file!r}: {err}") from err
+            for what, (n, graphs) in sizes.items():
+                if n * graphs > rows:
+                    raise ValueError(f"parameter {what}: {graphs} disjoint sample(s) of {n} rows need "
+                                     f"{n * graphs} rows; {data_key} has {rows}")
     truth = network_graph(p["network"])
     for v in p["latent"]:
         truth.index(v)
@@ -55,23 +79,16 @@ def _learn_one(algorithm: str, data: pd.DataFrame, ci_test: str, alpha: float, s
     return learn(algorithm, data, ci_test=ci_test, alpha=alpha, seed=seed)
 
 
-def draw_samples(network: str, latent: Sequence[str], n_samples: int, n_graphs: int,
-                 seed: int) -> list[pd.DataFrame]:
-    """Sample g (g = 0, ..., n_graphs - 1): ``n_samples`` rows of ``network`` drawn with
-    seed ``seed + g``, the ``latent`` columns removed."""
-    model = load_network(network)
-    observed = [v for v in network_graph(network).nodes if v not in set(latent)]
-    return [forward_sample(model, n_samples, seed + g)[observed] for g in range(n_graphs)]
-
-
 def learn_graphs(
     network: str, algorithms: Sequence[str], *, latent: Sequence[str] = (), n_samples: int,
-    n_graphs: int, ci_test: str, alpha: float, seed: int, n_jobs: int = 1, progress: bool = True,
+    n_graphs: int, ci_test: str, alpha: float, seed: int, data_file: str | None = None,
+    n_jobs: int = 1, progress: bool = True,
 ) -> dict[str, GraphBatch]:
-    """``n_graphs`` graphs per algorithm, graph g learned from its own sample (seed + g)
-    of ``network`` with the ``latent`` columns removed. The samples are shared by the
-    algorithms, so they are compared on the same data."""
-    samples = draw_samples(network, latent, n_samples, n_graphs, seed)
+    """``n_graphs`` graphs per algorithm, graph g learned from its own sample of ``network``
+    with the ``latent`` columns removed (drawn with seed + g, or the g-th disjoint sample of
+    ``data_file``: :func:`causaleval.datasets.networks.draw_samples`). The samples are shared
+    by the algorithms, so they are compared on the same data."""
+    samples = draw_samples(network, latent, n_samples, n_graphs, seed, data_file)
     grid = [dict(algorithm=a, data=samples[g], ci_test=ci_test, alpha=alpha, seed=seed + g)
             for a in algorithms for g in range(n_graphs)]
     graphs = run_trials(_learn_one, grid, n_jobs=n_jobs, progress=progress, desc=f"learning on {network}")
@@ -218,11 +235,15 @@ def _in_class(g: CausalGraph, kinds: tuple[str, ...]) -> bool:
 
 def table2_scores(
     truth: CausalGraph, learned: dict[str, GraphBatch], ks: Sequence[float], counting: str = "directed",
+    metrics: Sequence[str] = (),
 ) -> pd.DataFrame:
     """Long table of every Table 2 column (mean and sd over the graphs, and how many graphs
     were scored), plus each SHD counted one error per node pair
     (:func:`causaleval.metrics.shd_pairs` on DAGs, :func:`causaleval.metrics.shd_cpdag_pairs`
     on CPDAGs) beside the paper's eqs. (4) and (5) read term by term over ordered pairs.
+    ``metrics`` adds columns of one's own (:func:`causaleval.metrics.register_metric`, e.g.
+    from a plugin), named "<metric> (<lower|higher> is better)", for the learners whose output
+    class the metric accepts.
 
     SHD (DAG) is defined for DAG learners only and SHD (CPDAG) for DAG and CPDAG learners:
     elsewhere the value is NaN (the paper's "-"). A learned graph outside the class (PC can
@@ -238,8 +259,16 @@ def table2_scores(
             keep = np.array([_in_class(g, kinds) for g in batch]) if kind in kinds else np.zeros(len(batch), bool)
             v = fn(truth, GraphBatch(batch.nodes, batch.matrices[keep])) if keep.any() else np.full(1, np.nan)
             rows.append((alg, metric, v.mean(), _sd(v), False, int(keep.sum())))
+    own = [M.get_metric(name) for name in metrics]
+    for alg, batch in learned.items():
+        for metric in own:
+            ok = get_learner(alg).output in metric.graph_types
+            v = metric.score(truth, batch) if ok else np.full(1, np.nan)
+            rows.append((alg, f"{metric.name} ({metric.better} is better)", v.mean(), _sd(v), False,
+                         len(batch) if ok else 0))
     extra = pd.DataFrame(rows, columns=["algorithm", "metric", "value", "sd", "starred", "graphs"])
-    order = [*COUNT_METRICS, *shd, *(f"nCED (k={k:g})" for k in ks)]
+    order = [*COUNT_METRICS, *shd, *(f"nCED (k={k:g})" for k in ks),
+             *(f"{m.name} ({m.better} is better)" for m in own)]
     out = pd.concat([bounded_scores(truth, learned, ks, counting), extra], ignore_index=True)
     out["metric"] = pd.Categorical(out["metric"], order, ordered=True)
     out = out.sort_values(["algorithm", "metric"], key=lambda c: c.map(
@@ -338,15 +367,18 @@ def sensitivity_table(
     network: str, latent: Sequence[str], second_network: str, algorithms: Sequence[str],
     ks: Sequence[float], table2_ks: Sequence[float], paper1: pd.DataFrame, paper2: pd.DataFrame, *,
     ci_tests: Sequence[str], alphas: Sequence[float], sample_sizes: Sequence[int], n_graphs: int,
-    seed: int, readings: Sequence[str] = ("kit", "causal-learn endpoint matrix"), n_jobs: int = 1,
+    seed: int, data_file: str | None = None, second_data_file: str | None = None,
+    readings: Sequence[str] = ("kit", "causal-learn endpoint matrix"), n_jobs: int = 1,
 ) -> pd.DataFrame:
     """The gaps of :func:`gaps` for every (ci_test, alpha, sample size) and reading, each
-    setting learning ``n_graphs`` graphs per algorithm from the samples seed, seed + 1, ...
-    (the main run's first samples). A learner outside :data:`CI_LEARNERS` is learned once
-    per sample size and shared by the settings."""
-    sources = {"mag": (network, tuple(latent)), network: (network, ()), second_network: (second_network, ())}
-    samples = {(key, n): draw_samples(net, lat, n, n_graphs, seed)
-               for key, (net, lat) in sources.items() for n in sample_sizes}
+    setting learning ``n_graphs`` graphs per algorithm from the main run's first samples
+    (seed, seed + 1, ..., or the first disjoint samples of ``data_file`` and
+    ``second_data_file``). A learner outside :data:`CI_LEARNERS` is learned once per sample
+    size and shared by the settings."""
+    sources = {"mag": (network, tuple(latent), data_file), network: (network, (), data_file),
+               second_network: (second_network, (), second_data_file)}
+    samples = {(key, n): draw_samples(net, lat, n, n_graphs, seed, file)
+               for key, (net, lat, file) in sources.items() for n in sample_sizes}
     settings = list(itertools.product(ci_tests, alphas, sample_sizes))
 
     def job(alg: str, ci: str, a: float) -> tuple[str, float | None]:
