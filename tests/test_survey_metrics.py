@@ -359,3 +359,17 @@ def test_table3_claims_are_checked_against_the_ticks():
     assert S.table3_claim_audit(raw, claims.iloc[:1]).iloc[0]["verdict"] == "consistent with Table III"
     with pytest.raises(ValueError, match=r"tools \['Nope'\] are not in Table III"):
         S.table3_claim_audit(raw, claims)
+
+
+def test_crossfit_aipw_gives_influence_function_intervals_scored_beside_the_others():
+    from causaleval.studies import survey_metric_tables as S
+
+    instances = S.acic_instances([1, 2], [500], seed=0)
+    first = S.crossfit_aipw(instances, max_iter=10, seed=0, n_jobs=1)
+    assert first.equals(S.crossfit_aipw(instances, max_iter=10, seed=0, n_jobs=1))  # seeded folds and trees
+    assert ((first["li"] < first["effect_size"]) & (first["effect_size"] < first["ri"])).all()
+    table = S.interval_comparison(instances, first)
+    row = table.loc["aipw, boosted, cross-fitted"]
+    truth = S.acic_truth(instances)["effect"].to_numpy()
+    covered = int(((first["li"] <= truth) & (truth <= first["ri"])).sum())
+    assert row["instances covered"] == f"{covered} of 2" and row["IBM coverage"] == pytest.approx(covered / 2)
