@@ -8,6 +8,9 @@
 * ``ranking``: NDCG, MAP, ARP, APLT at K (paper 000);
 * ``counterfactual``: sparsity, proximity, diversity of counterfactual explanations (paper 000);
 * ``ate_distribution``: Wasserstein distance and mode precision/recall of ATE samples (paper 004);
+* ``fairness``: counterfactual fairness, PC-fairness, Ctf-DE/IE/SE on a linear SCM, and the
+  reconstruction error of counterfactual explanations (Cheng et al. eqs. 24-28);
+* ``refutation``: placebo treatment, random common cause and data subset refutation tests;
 * ``registry``: one entry per metric with its formula, source and cross-check;
 * ``custom``: graph metrics of one's own, registered by plugins and added to study tables by name.
 """
