@@ -25,7 +25,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from causaleval import bn, learners, metrics
+from causaleval import bn, learners, metrics, params
 from causaleval.extensions import consistent_extension, mec_members
 from causaleval.graphs import CausalGraph, to_cpdag
 from causaleval.metrics import ate_distribution, effect, ibm, ranking, registry
@@ -33,6 +33,14 @@ from causaleval.parallel import run_trials
 from causaleval.sampling import forward_sample, position_based_clicks, random_dag
 
 STUDY = "04_survey_metric_tables"
+
+
+def check_params(p: dict[str, Any]) -> None:
+    """Raise a ParameterError naming the first parameter of notebook 04 that does not fit its
+    declared type, range or choices (``notebooks/04_survey_metric_tables.params.yaml``)."""
+    params.check(STUDY, p)
+
+
 ESTIMATORS = ("ipw", "standardization", "aipw")
 
 #: why a metric a survey lists has no implementation here
