@@ -1,0 +1,313 @@
+"""Average treatment effects of every ordered pair in many DAGs, for linear-Gaussian data.
+
+Emezue et al. (2023; REFERENCES.md) estimate, for each DAG ``G`` of a posterior sample and
+each ordered pair ``(T, Y)``, ``ATE = E[Y | do(T = 1)] - E[Y | do(T = 0)]`` with DoWhy's
+back-door linear regression. For a linear model that is the coefficient of ``T`` in the
+least-squares regression ``Y ~ 1 + T + Z`` over a valid back-door set ``Z`` (Pearl 2009,
+Thm. 3.3.2). Here:
+
+* **No directed path T -> Y in G**: the effect is exactly 0 (no regression).
+* **Adjustment set**: the empty set when it is a valid back-door set, else a valid set of
+  the smallest size: the minimum vertex cut between T and Y in the moral graph of
+  ``A = An(T) | An(Y)`` (ancestors in the back-door graph, G without T's outgoing edges),
+  using only non-descendants of T, that lies *closest to T* -- unique, so no tie-break is
+  needed (van der Zander, Liskiewicz and Textor 2019 show that a smallest valid set lies in
+  ``A``). ``Pa(T)`` is always valid, so the size is at most ``|Pa(T)|``. DoWhy's default
+  (empty set, else the smallest sets) picks among equally small sets in an order that
+  follows Python's hash seed (PITFALLS.md) and prefers sets with fewer instruments: where
+  several smallest sets exist, our choice is a documented deviation. DoWhy also adds
+  treatment x effect-modifier interaction terms when its graph names effect modifiers,
+  which changes finite-sample estimates; the linear model has no interactions, and we add none.
+* **Validity** of ``Z``: no node of ``Z`` descends from ``T``, and ``T`` and ``Y`` are
+  d-separated by ``Z`` in the back-door graph; d-separation is checked in the moral graph
+  of the ancestral set of ``{T, Y} | Z`` (Lauritzen et al. 1990).
+* **Estimate**: with the centred cross-product matrix ``S = Xc' Xc`` of the data, the
+  coefficient of ``T`` is the first entry of ``S[R, R]^{-1} S[R, Y]`` for ``R = (T, *Z)``
+  (the intercept is absorbed by centring); when ``S[R, R]`` is singular (e.g. more columns
+  than rows allow) the regression is solved by ``numpy.linalg.lstsq`` on ``[1, T, Z]``: the
+  minimum-norm solution, as DoWhy's statsmodels OLS (pseudo-inverse) gives.
+
+Two caches make the posterior's many DAGs cheap: the adjustment set of ``(T, Y)`` depends
+only on the DAG restricted to ``An(T) | An(Y)`` and is memoised on that subgraph, and each
+regression is solved once per ``(T, Y, Z)``; the missing regressions of a batch of DAGs are
+solved together, one batched ``numpy.linalg.solve`` per set size.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from collections.abc import Sequence
+
+import numpy as np
+
+Key = tuple[int, int, tuple[int, ...]]
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _bits(mask: int) -> tuple[int, ...]:
+    """The positions of the set bits of ``mask``, ascending (cached: masks repeat a lot)."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return tuple(out)
+
+
+def parent_masks(dag: np.ndarray) -> list[int]:
+    """``parents[v]``: bitmask of the parents of ``v`` in the 0/1 matrix ``dag[i, j]`` = i -> j."""
+    d = np.asarray(dag, dtype=bool)
+    weights = 1 << np.arange(d.shape[0], dtype=object)
+    return [int(weights[d[:, v]].sum()) for v in range(d.shape[0])]
+
+
+def _ancestors(parents: Sequence[int], start: int, removed: int = -1) -> int:
+    """Bitmask of ``start`` and its ancestors, ignoring node ``removed`` (and its edges)."""
+    seen = 1 << start
+    frontier = seen
+    while frontier:
+        step = 0
+        for v in _bits(frontier):
+            step |= parents[v]
+        if removed >= 0:
+            step &= ~(1 << removed)
+        frontier = step & ~seen
+        seen |= frontier
+    return seen
+
+
+def all_ancestors(parents: Sequence[int]) -> list[int]:
+    """``anc[v]``: bitmask of ``v`` and its ancestors, for every node (one pass in topological order)."""
+    d = len(parents)
+    anc = [0] * d
+    done = 0
+    while done != (1 << d) - 1:
+        progressed = False
+        for v in range(d):
+            if not done >> v & 1 and parents[v] & ~done == 0:
+                mask = 1 << v
+                for p in _bits(parents[v]):
+                    mask |= anc[p]
+                anc[v] = mask
+                done |= 1 << v
+                progressed = True
+        if not progressed:
+            raise ValueError("all_ancestors: the graph has a directed cycle")
+    return anc
+
+
+def _moral(parents: Sequence[int], area: int) -> dict[int, int]:
+    """Neighbour bitmasks of the moral graph of the (ancestral) node set ``area``."""
+    nb = {v: 0 for v in _bits(area)}
+    for v in nb:
+        pa = parents[v]
+        nb[v] |= pa
+        for p in _bits(pa):
+            nb[p] |= (1 << v) | (pa & ~(1 << p))
+    return nb
+
+
+def _connected(nb: dict[int, int], a: int, b: int, blocked: int) -> bool:
+    seen = frontier = 1 << a
+    while frontier:
+        step = 0
+        for v in _bits(frontier):
+            step |= nb[v]
+        frontier = step & ~seen & ~blocked
+        seen |= frontier
+        if seen >> b & 1:
+            return True
+    return False
+
+
+def separated(parents: Sequence[int], t: int, y: int, z: int) -> bool:
+    """Are ``t`` and ``y`` d-separated by the node set ``z`` (bitmask) in the back-door
+    graph of ``t`` (the DAG of ``parents`` without the edges out of ``t``)?"""
+    bd = [p & ~(1 << t) for p in parents]
+    area = 0
+    for v in _bits((1 << t) | (1 << y) | z):
+        area |= _ancestors(bd, v)
+    return not _connected(_moral(bd, area), t, y, z)
+
+
+def _descendants(parents: Sequence[int], t: int) -> int:
+    seen = 1 << t
+    changed = True
+    while changed:
+        changed = False
+        for v in range(len(parents)):
+            if not seen >> v & 1 and parents[v] & seen:
+                seen |= 1 << v
+                changed = True
+    return seen
+
+
+def backdoor_set(parents: Sequence[int], t: int, y: int) -> tuple[int, ...] | None:
+    """The adjustment set of ``(t, y)`` by the module's rule, or None without a directed
+    path from ``t`` to ``y`` (the effect is then 0)."""
+    if not _ancestors(parents, y) >> t & 1:
+        return None
+    bd = [p & ~(1 << t) for p in parents]
+    area = _ancestors(bd, t) | _ancestors(bd, y)
+    moral = _moral(bd, area)
+    if not _connected(moral, t, y, 0):
+        return ()
+    if parents[t] & (parents[t] - 1) == 0 or all(moral[p] >> y & 1 for p in _bits(parents[t])):
+        # one parent, or each parent p of T gives the path T - p - Y, disjoint from the others:
+        # the maximum flow is |Pa(T)|, so Pa(T) is a minimum cut, and the one closest to T
+        return _bits(parents[t])
+    return _closest_min_cut(moral, t, y, area & ~_descendants(parents, t) & ~(1 << y))
+
+
+def _closest_min_cut(moral: dict[int, int], t: int, y: int, allowed: int) -> tuple[int, ...]:
+    """The minimum vertex cut between ``t`` and ``y`` in the moral graph, from the nodes
+    ``allowed``, that lies closest to ``t``: each node split into in -> out with capacity 1
+    (allowed) or unbounded, moral edges unbounded both ways; Edmonds-Karp max flow, then the
+    cut nodes are those whose in-copy but not out-copy is reachable from ``t`` in the
+    residual graph. That reachable set is the same for every maximum flow, so the cut is
+    unique (Ford and Fulkerson 1962; Picard and Queyranne 1980)."""
+    d = max(moral) + 1
+    inf = len(moral) + 1
+    cap = [[0] * (2 * d) for _ in range(2 * d)]  # node v: in-copy v, out-copy d + v
+    arcs: list[list[int]] = [[] for _ in range(2 * d)]
+    for v, nb in moral.items():
+        cap[v][d + v] = 1 if allowed >> v & 1 else inf
+        arcs[v].append(d + v)
+        arcs[d + v].append(v)
+        for w in _bits(nb):
+            cap[d + v][w] = inf
+            arcs[d + v].append(w)
+            arcs[w].append(d + v)
+    source, sink = d + t, y
+    while True:
+        previous = {source: source}
+        queue = [source]
+        for a in queue:
+            row = cap[a]
+            for b in arcs[a]:
+                if row[b] > 0 and b not in previous:
+                    previous[b] = a
+                    queue.append(b)
+            if sink in previous:
+                break
+        if sink not in previous:
+            break
+        b = sink
+        while b != source:
+            a = previous[b]
+            cap[a][b] -= 1
+            cap[b][a] += 1
+            b = a
+    reached = set(previous)
+    cut = tuple(v for v in sorted(moral) if v in reached and d + v not in reached)
+    if len(cut) >= inf or not cut:
+        raise AssertionError(f"no valid back-door set for ({t}, {y}); Pa(T) should be one")
+    return cut
+
+
+def smallest_backdoor_sets(parents: Sequence[int], t: int, y: int) -> list[tuple[int, ...]]:
+    """Every valid back-door set of the smallest size among the non-descendants of ``t`` in
+    ``An(T) | An(Y)`` of the back-door graph, by exhaustive search (exponential: for tests)."""
+    bd = [p & ~(1 << t) for p in parents]
+    area = _ancestors(bd, t) | _ancestors(bd, y)
+    candidates = _bits(area & ~_descendants(parents, t) & ~(1 << y) & ~(1 << t))
+    for size in range(len(candidates) + 1):
+        found = [z for z in itertools.combinations(candidates, size) if separated(parents, t, y, sum(1 << v for v in z))]
+        if found:
+            return found
+    return []
+
+
+class LinearATE:
+    """ATEs of ordered pairs over many DAGs on one data set (rows x variables).
+
+    ``solved`` counts the regressions actually solved, ``requested`` the (DAG, pair)
+    effects asked for, ``identified`` the adjustment-set searches actually run.
+    """
+
+    def __init__(self, data: np.ndarray):
+        x = np.asarray(data, dtype=float)
+        if x.ndim != 2 or x.shape[0] < 2 or x.shape[1] < 2:
+            raise ValueError(f"LinearATE needs a rows x variables matrix with at least 2 of each, got shape {x.shape}")
+        if not np.isfinite(x).all():
+            raise ValueError("LinearATE data: infinite or missing values in columns "
+                             f"{np.flatnonzero(~np.isfinite(x).all(axis=0)).tolist()}")
+        self.data = x
+        centred = x - x.mean(axis=0)
+        self.cross = centred.T @ centred
+        self.n, self.d = x.shape
+        self.values: dict[Key, float] = {}
+        self._sets: dict[tuple, tuple[int, ...] | None] = {}
+        self.solved = self.requested = self.identified = 0
+
+    def pairs(self) -> list[tuple[int, int]]:
+        """Every ordered pair ``(T, Y)``, ``T != Y``, in row-major order."""
+        return [(t, y) for t in range(self.d) for y in range(self.d) if t != y]
+
+    def adjustment(self, parents: Sequence[int], ancestors: Sequence[int], t: int, y: int) -> tuple[int, ...] | None:
+        """:func:`backdoor_set` (``ancestors`` from :func:`all_ancestors`), memoised on the
+        parent sets of ``An(T) | An(Y)`` in the back-door graph, which decide it."""
+        if not ancestors[y] >> t & 1:
+            return None
+        area = ancestors[t] | _ancestors(parents, y, removed=t)
+        key = (t, y, tuple((v, parents[v]) for v in _bits(area)))
+        if key not in self._sets:
+            self._sets[key] = backdoor_set(parents, t, y)
+            self.identified += 1
+        return self._sets[key]
+
+    def effects(self, dags: np.ndarray, pairs: Sequence[tuple[int, int]] | None = None) -> np.ndarray:
+        """``(k, len(pairs))`` ATEs of the ``k`` DAGs (a ``k x d x d`` 0/1 stack)."""
+        dags = np.asarray(dags, dtype=bool)
+        if dags.ndim != 3 or dags.shape[1:] != (self.d, self.d):
+            raise ValueError(f"effects: expected a k x {self.d} x {self.d} stack of DAGs, got shape {dags.shape}")
+        pairs = self.pairs() if pairs is None else list(pairs)
+        keys: list[list[Key | None]] = []
+        for dag in dags:
+            parents = parent_masks(dag)
+            ancestors = all_ancestors(parents)
+            row = []
+            for t, y in pairs:
+                z = self.adjustment(parents, ancestors, t, y)
+                row.append(None if z is None else (t, y, z))
+            keys.append(row)
+        self.requested += len(dags) * len(pairs)
+        self._solve({k for row in keys for k in row if k is not None and k not in self.values})
+        return np.array([[0.0 if k is None else self.values[k] for k in row] for row in keys]).reshape(len(dags), len(pairs))
+
+    def _solve(self, missing: set[Key]) -> None:
+        by_size: dict[int, list[Key]] = {}
+        for key in sorted(missing):
+            by_size.setdefault(len(key[2]), []).append(key)
+        for size, keys in by_size.items():
+            cols = np.array([[t, *z] for t, _, z in keys])
+            outcome = np.array([y for _, y, _ in keys])
+            a = self.cross[cols[:, :, None], cols[:, None, :]]
+            b = self.cross[cols, outcome[:, None]]
+            try:
+                if size + 1 >= self.n - 1:  # S[R, R] has rank at most n - 1
+                    raise np.linalg.LinAlgError
+                coef = np.linalg.solve(a, b[..., None])[:, 0, 0]
+            except np.linalg.LinAlgError:  # each key on its own, so a key's value never depends on its batch
+                coef = np.array([self._solve_one(key, ak, bk) for key, ak, bk in zip(keys, a, b)])
+            self.values.update(zip(keys, coef.tolist()))
+            self.solved += len(keys)
+
+    def _solve_one(self, key: Key, a: np.ndarray, b: np.ndarray) -> float:
+        """One regression: ``S[R, R]^{-1} S[R, Y]`` when ``S[R, R]`` can have full rank and
+        does, else :func:`lstsq_effect` (minimum norm over the intercept and the slopes)."""
+        t, y, z = key
+        if len(z) + 1 < self.n - 1:
+            try:
+                return float(np.linalg.solve(a, b)[0])
+            except np.linalg.LinAlgError:
+                pass
+        return lstsq_effect(self.data, t, y, z)
+
+
+def lstsq_effect(data: np.ndarray, t: int, y: int, z: Sequence[int]) -> float:
+    """The coefficient of ``t`` in ``numpy.linalg.lstsq`` of ``y`` on ``[1, t, *z]``: the
+    naive per-(DAG, pair) estimate that :class:`LinearATE` must reproduce."""
+    x = np.column_stack([np.ones(len(data)), data[:, [t, *z]]])
+    return float(np.linalg.lstsq(x, data[:, y], rcond=None)[0][1])

@@ -1,0 +1,198 @@
+"""Samples from (approximate) posteriors over DAGs, one seeded signature, for study 6.
+
+A posterior method is ``fn(data, *, n_samples, seed, options) -> k x d x d bool stack`` of
+DAGs (``a[i, j]``: i -> j), ``data`` a DataFrame of continuous columns and ``options`` the
+study's method settings (a mapping). Register your own with :func:`register_posterior`
+(e.g. from a plugin module named in the notebook's ``plugins`` parameter)::
+
+    @register_posterior("my_sampler")
+    def my_sampler(data, *, n_samples, seed, options):
+        ...
+
+Built in (Emezue et al. 2023, Sec. 3.1 and App. B.3; REFERENCES.md):
+
+* ``bootstrap_pc`` / ``bootstrap_ges``: the non-parametric DAG bootstrap (Friedman,
+  Goldszmidt and Wyner 1999): ``n_samples`` resamples of the ``n`` rows with replacement,
+  each learned by PC-stable with Fisher-z tests at ``pc_alpha`` (causal-learn, via
+  :mod:`causaleval.learners`) or by the kit's GES (:mod:`causaleval.ges`) with the
+  Gaussian ``ges_score`` (``bic`` or ``bge``); each CPDAG becomes one DAG by ``cpdag_rule``:
+  ``random_extension`` (the kit's Dor-Tarsi extension run on a uniformly random node order,
+  so every DAG of the class can come out, not with equal probability) or ``uniform`` (a
+  uniform draw from the class's members, enumerated by :func:`extensions.mec_members`).
+  A PDAG without a consistent extension (PC can return one) goes through the kit's fallback.
+* ``mc3``: structure MCMC (Madigan and York 1995) on DAGs with the BGe score
+  (:class:`causaleval.ges.BGeScore`) and a uniform prior over DAGs. From the empty graph, each
+  step draws an ordered pair ``(i, j)`` uniformly and proposes to delete ``i -> j`` if present,
+  to reverse ``j -> i`` if present, else to add ``i -> j``; a proposal that closes a cycle is
+  rejected. The proposal is symmetric, so a move is accepted with probability
+  ``min(1, exp(score' - score))``. After ``mc3_burn_in`` steps, every ``mc3_thin``-th state is kept.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from causaleval.extensions import NoExtension, consistent_extension, mec_members
+from causaleval.graphs import CausalGraph, _acyclic
+
+PosteriorFn = Callable[..., np.ndarray]
+POSTERIORS: dict[str, PosteriorFn] = {}
+CPDAG_RULES = ("random_extension", "uniform")
+
+
+def register_posterior(name: str) -> Callable[[PosteriorFn], PosteriorFn]:
+    """Decorator adding ``fn`` to :data:`POSTERIORS` under ``name``."""
+
+    def wrap(fn: PosteriorFn) -> PosteriorFn:
+        POSTERIORS[name] = fn
+        return fn
+
+    return wrap
+
+
+def sample_posterior(name: str, data: pd.DataFrame, *, n_samples: int, seed: int,
+                     options: Mapping[str, Any]) -> np.ndarray:
+    """``n_samples`` DAGs from the method ``name``, checked to be a ``k x d x d`` acyclic stack."""
+    if name not in POSTERIORS:
+        raise ValueError(f"posterior method {name!r} unknown; registered: {', '.join(sorted(POSTERIORS))}")
+    dags = np.asarray(POSTERIORS[name](data, n_samples=n_samples, seed=seed, options=options), dtype=bool)
+    d = data.shape[1]
+    if dags.shape != (n_samples, d, d):
+        raise ValueError(f"posterior method {name!r} returned shape {dags.shape}; expected ({n_samples}, {d}, {d})")
+    cyclic = np.flatnonzero(~_acyclic(dags))
+    if len(cyclic):
+        raise ValueError(f"posterior method {name!r}: sample {int(cyclic[0])} is not a DAG (it has a directed cycle)")
+    return dags
+
+
+def cpdag_to_dag(cpdag: CausalGraph, rule: str, rng: np.random.Generator) -> np.ndarray:
+    """One DAG of the class of ``cpdag`` by ``rule`` (module notes), as a bool matrix."""
+    if rule == "uniform":
+        try:
+            members = _members(cpdag)
+        except NoExtension:
+            members = None
+        if members is not None:
+            return members[rng.integers(len(members))]
+    elif rule != "random_extension":
+        raise ValueError(f"cpdag_rule {rule!r} unknown; expected one of {', '.join(CPDAG_RULES)}")
+    order = rng.permutation(cpdag.n)
+    shuffled = CausalGraph(tuple(cpdag.nodes[i] for i in order), cpdag.matrix[np.ix_(order, order)], cpdag.name)
+    dag = consistent_extension(shuffled).directed_matrix()
+    back = np.argsort(order)
+    return dag[np.ix_(back, back)]
+
+
+@functools.lru_cache(maxsize=256)
+def _members_cached(nodes: tuple[str, ...], matrix: bytes, d: int) -> np.ndarray:
+    graph = CausalGraph(nodes, np.frombuffer(matrix, dtype=np.int8).reshape(d, d))
+    return np.stack([m.directed_matrix() for m in mec_members(graph)])
+
+
+def _members(cpdag: CausalGraph) -> np.ndarray:
+    return _members_cached(cpdag.nodes, cpdag.matrix.astype(np.int8).tobytes(), cpdag.n)
+
+
+def _bootstrap(data: pd.DataFrame, n_samples: int, seed: int, rule: str,
+               learn: Callable[[pd.DataFrame], CausalGraph]) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    n = len(data)
+    out = []
+    for _ in range(n_samples):
+        rows = rng.integers(0, n, n)
+        cpdag = learn(data.iloc[rows].reset_index(drop=True))
+        out.append(cpdag_to_dag(cpdag.reorder(list(data.columns)), rule, rng))
+    return np.stack(out)
+
+
+@register_posterior("bootstrap_pc")
+def bootstrap_pc(data: pd.DataFrame, *, n_samples: int, seed: int, options: Mapping[str, Any]) -> np.ndarray:
+    """Bootstrap PC-stable (Fisher-z at ``options["pc_alpha"]``), see the module notes."""
+    from causaleval.learners import pc
+
+    alpha = float(options["pc_alpha"])
+    return _bootstrap(data, n_samples, seed, options["cpdag_rule"],
+                      lambda d: pc(d, ci_test="fisher_z", alpha=alpha, seed=seed))
+
+
+@register_posterior("bootstrap_ges")
+def bootstrap_ges(data: pd.DataFrame, *, n_samples: int, seed: int, options: Mapping[str, Any]) -> np.ndarray:
+    """Bootstrap GES with the Gaussian ``options["ges_score"]``, see the module notes."""
+    from causaleval.ges import ges
+
+    score = options["ges_score"]
+    return _bootstrap(data, n_samples, seed, options["cpdag_rule"], lambda d: ges(d, score=score).graph)
+
+
+@register_posterior("mc3")
+def mc3(data: pd.DataFrame, *, n_samples: int, seed: int, options: Mapping[str, Any]) -> np.ndarray:
+    """Structure MCMC with the BGe score, see the module notes."""
+    from causaleval.ges import BGeScore
+
+    burn_in, thin = int(options["mc3_burn_in"]), int(options["mc3_thin"])
+    local = BGeScore(data.to_numpy(dtype=float))
+    d = data.shape[1]
+    rng = np.random.default_rng(seed)
+    parents = [0] * d
+    out = np.zeros((n_samples, d, d), dtype=bool)
+    steps = burn_in + n_samples * thin
+    pairs = rng.integers(0, d * (d - 1), steps)
+    log_u = np.log(rng.random(steps))
+    for step in range(steps):
+        i, j = divmod(int(pairs[step]), d - 1)
+        j += j >= i
+        moves = _mc3_move(parents, i, j)
+        if moves is not None:
+            delta = sum(local(v, _tuple(new)) - local(v, _tuple(parents[v])) for v, new in moves)
+            if log_u[step] < delta:
+                for v, new in moves:
+                    parents[v] = new
+        if step >= burn_in and (step - burn_in + 1) % thin == 0:
+            k = (step - burn_in) // thin
+            for v in range(d):
+                out[k, _tuple(parents[v]), v] = True
+    return out
+
+
+def _tuple(mask: int) -> tuple[int, ...]:
+    return tuple(v for v in range(mask.bit_length()) if mask >> v & 1)
+
+
+def _mc3_move(parents: list[int], i: int, j: int) -> list[tuple[int, int]] | None:
+    """The new parent sets of the proposal for the pair ``(i, j)``, or None when it closes a cycle."""
+    if parents[j] >> i & 1:  # delete i -> j
+        return [(j, parents[j] & ~(1 << i))]
+    if parents[i] >> j & 1:  # reverse j -> i into i -> j
+        without = list(parents)
+        without[i] &= ~(1 << j)
+        if _reaches(without, j, i):
+            return None
+        return [(i, without[i]), (j, parents[j] | 1 << i)]
+    if _reaches(parents, j, i):  # add i -> j
+        return None
+    return [(j, parents[j] | 1 << i)]
+
+
+def _reaches(parents: list[int], a: int, b: int) -> bool:
+    """Is there a directed path from ``a`` to ``b`` (``a`` among the ancestors of ``b``)?"""
+    seen = frontier = 1 << b
+    while frontier:
+        step = 0
+        for v in _tuple(frontier):
+            step |= parents[v]
+        frontier = step & ~seen
+        seen |= frontier
+        if seen >> a & 1:
+            return True
+    return False
+
+
+def log_score(local: Callable[[int, tuple[int, ...]], float], dag: np.ndarray) -> float:
+    """The decomposable score ``sum_v local(v, Pa(v))`` of a DAG (for checks and tests)."""
+    return math.fsum(local(v, tuple(np.flatnonzero(dag[:, v]).tolist())) for v in range(dag.shape[0]))

@@ -1,0 +1,83 @@
+"""causaleval.posteriors: bootstrap PC/GES, MC3 and the registry."""
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from causaleval import posteriors as P
+from causaleval.ges import BGeScore
+from causaleval.graphs import CausalGraph, _is_acyclic, to_cpdag
+
+OPTIONS = dict(pc_alpha=0.05, ges_score="bic", cpdag_rule="random_extension", mc3_burn_in=200, mc3_thin=5)
+
+
+def _frame(seed=0, n=60, d=4):
+    rng = np.random.default_rng(seed)
+    w = np.triu(rng.random((d, d)) < 0.6, 1) * rng.normal(size=(d, d))
+    x = rng.normal(size=(n, d)) @ np.linalg.inv(np.eye(d) - w)
+    return pd.DataFrame(x, columns=[f"V{i}" for i in range(d)])
+
+
+def test_random_extension_reaches_every_member_of_the_class():
+    chain = CausalGraph.from_edges(["a - b", "b - c"], nodes=["a", "b", "c"])
+    rng = np.random.default_rng(0)
+    seen = {P.cpdag_to_dag(chain, "random_extension", rng).tobytes() for _ in range(60)}
+    uniform = {P.cpdag_to_dag(chain, "uniform", rng).tobytes() for _ in range(60)}
+    assert len(seen) == len(uniform) == 3  # a->b->c, a<-b<-c, a<-b->c (never the collider)
+    for raw in seen:
+        dag = np.frombuffer(raw, dtype=bool).reshape(3, 3)
+        assert to_cpdag(CausalGraph.from_adjacency(dag.astype(np.int8), chain.nodes)) == to_cpdag(
+            CausalGraph.from_edges(["a->b", "b->c"], nodes=["a", "b", "c"]))
+    with pytest.raises(ValueError, match="cpdag_rule 'any'"):
+        P.cpdag_to_dag(chain, "any", rng)
+
+
+def test_mc3_samples_the_bge_posterior():
+    """Three variables (25 DAGs): MC3's state frequencies against exp(BGe) normalised."""
+    data = _frame(1, n=30, d=3)
+    local = BGeScore(data.to_numpy())
+    dags = [np.array(bits, dtype=bool).reshape(3, 3) for bits in itertools.product((0, 1), repeat=9)]
+    dags = [g for g in dags if not g.diagonal().any() and _is_acyclic(g)]
+    assert len(dags) == 25
+    logp = np.array([P.log_score(local, g) for g in dags])
+    exact = np.exp(logp - logp.max())
+    exact /= exact.sum()
+    samples = P.mc3(data, n_samples=20000, seed=3, options={**OPTIONS, "mc3_burn_in": 500, "mc3_thin": 3})
+    index = {g.tobytes(): k for k, g in enumerate(dags)}
+    freq = np.bincount([index[s.tobytes()] for s in samples], minlength=25) / len(samples)
+    assert 0.5 * np.abs(freq - exact).sum() < 0.05
+
+
+def test_methods_are_seeded_and_return_dags():
+    data = _frame(2, n=40, d=4)
+    for method in ("bootstrap_pc", "bootstrap_ges", "mc3"):
+        a = P.sample_posterior(method, data, n_samples=3, seed=7, options=OPTIONS)
+        b = P.sample_posterior(method, data, n_samples=3, seed=7, options=OPTIONS)
+        assert a.shape == (3, 4, 4) and np.array_equal(a, b)
+        assert all(_is_acyclic(g) for g in a)
+
+
+def test_registry_checks_what_a_method_returns():
+    @P.register_posterior("_test_cyclic")
+    def cyclic(data, *, n_samples, seed, options):
+        g = np.zeros((n_samples, data.shape[1], data.shape[1]), bool)
+        g[:, 0, 1] = g[:, 1, 0] = True
+        return g
+
+    @P.register_posterior("_test_short")
+    def short(data, *, n_samples, seed, options):
+        return np.zeros((1, data.shape[1], data.shape[1]), bool)
+
+    try:
+        data = _frame()
+        with pytest.raises(ValueError, match="'_test_cyclic': sample 0 is not a DAG"):
+            P.sample_posterior("_test_cyclic", data, n_samples=2, seed=0, options=OPTIONS)
+        with pytest.raises(ValueError, match=r"returned shape \(1, 4, 4\); expected \(2, 4, 4\)"):
+            P.sample_posterior("_test_short", data, n_samples=2, seed=0, options=OPTIONS)
+        with pytest.raises(ValueError, match="'nope' unknown"):
+            P.sample_posterior("nope", data, n_samples=2, seed=0, options=OPTIONS)
+    finally:
+        P.POSTERIORS.pop("_test_cyclic")
+        P.POSTERIORS.pop("_test_short")

@@ -1,0 +1,138 @@
+"""Study 6 (bayesian_cd_ate): the pipeline's functions (nbval runs the notebook itself)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from causaleval import params, paths, posteriors
+from causaleval.graphs import _is_acyclic
+from causaleval.metrics import ate_distribution as ad
+from causaleval.studies import bayesian_cd_ate as S
+
+PAPER_YAML = paths.ROOT / "notebooks" / "params" / "06.paper.yaml"
+TINY = dict(seeds=[0, 1], sample_sizes=[20], sachs=False, methods=["bootstrap_ges", "mc3"], n_posterior=4,
+            n_nodes=6, expected_edges=6.0, noise_sd=0.1, pc_alpha=0.05, ges_score="bic", cpdag_rule="random_extension",
+            mc3_burn_in=50, mc3_thin=2, densities=[0.0, 0.3], figure_pair=["PKA", "PIP3"], tolerance_se=2.0,
+            n_jobs=1, plugins=[], output_dir=None)
+
+
+def test_synthetic_data_follow_the_protocol():
+    dag, data = S.synthetic(3, 50, 20, 40, 0.1)
+    again = S.synthetic(3, 100, 20, 40, 0.1)
+    assert dag == again[0] and np.array_equal(data.to_numpy(), again[1].to_numpy()[:50])
+    adjacency = dag.directed_matrix()
+    assert _is_acyclic(adjacency) and 20 <= adjacency.sum() <= 60
+    assert not np.array_equal(adjacency, np.tril(adjacency))  # the permutation breaks the triangular order
+    edges = np.mean([S.synthetic(s, 2, 20, 40, 0.1)[0].directed_matrix().sum() for s in range(40)])
+    assert abs(edges - 40) < 3
+    with pytest.raises(ValueError, match="expected_edges=300"):
+        S.synthetic(0, 5, 20, 300, 0.1)
+
+
+def test_pair_scores_equal_the_kit_metrics_on_expanded_samples():
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        base = rng.normal(size=4)
+        true = rng.choice(np.r_[base, base[0] * (1 + 1e-7)], size=int(rng.integers(1, 9)))
+        learned = rng.choice(np.r_[base, 5.0, base[1] + 1e-9], size=int(rng.integers(1, 30)))
+        t_v, t_w = S.weighted_unique(true, np.ones(len(true)))
+        l_v, l_w = S.weighted_unique(learned, np.ones(len(learned)))
+        for row, density in zip(S.pair_scores(t_v, t_w, l_v, l_w, [0.0, 0.2]), [None, 0.2]):
+            kit = ad.mode_precision_recall(true, learned, density=density)
+            assert row["wd"] == pytest.approx(ad.wasserstein(true, learned), abs=1e-12)
+            if kit.tp + kit.fp:
+                assert row["precision"] == kit.precision
+            else:
+                assert np.isnan(row["precision"])
+            if kit.tp + kit.fn:
+                assert row["recall"] == kit.recall
+            else:
+                assert np.isnan(row["recall"])
+
+
+def test_a_trial_is_deterministic_and_counts_its_work():
+    p = {**TINY, "seeds": [0]}
+    a = S.run_trial("n=20", 0, S.config(p))
+    b = S.run_trial("n=20", 0, S.config(p))
+    pd.testing.assert_frame_equal(a["pairs"], b["pairs"])
+    assert len(a["pairs"]) == 2 * 30 * 2  # methods x ordered pairs x densities
+    counts = a["counts"].set_index("method")
+    assert (counts["posterior_dags"] == 4).all() and (counts["regressions_solved"] <= counts["effects"]).all()
+
+
+def test_tables_agreement_and_claims_from_a_run():
+    result = S.run(TINY)
+    summary = S.summary_table(result["pairs"])
+    wd = summary[(summary["metric"] == "WD") & (summary["density"] == 0)]
+    assert set(wd["spread_kind"]) == {"se_seeds"} and (wd["seeds"] == 2).all()
+    per_seed = S.per_seed(result["pairs"])
+    one = per_seed[(per_seed["method"] == "mc3") & (per_seed["density"] == 0)]["wd"]
+    row = wd[wd["method"] == "mc3"].iloc[0]
+    assert row["mean"] == pytest.approx(one.mean()) and row["spread"] == pytest.approx(one.std(ddof=1) / np.sqrt(2))
+    table = S.agreement(summary, TINY, 2.0)
+    assert set(table["table"]) == {"Table 1"}
+    assert set(table["status"]) <= {"matches", "differs, unexplained"}
+    band = 2.0 * np.hypot(table["se_ours"], table["se_paper"])
+    assert ((table["status"] == "matches") == (table["diff"].abs() <= band)).all()
+    claims = S.claims(summary, TINY)
+    assert claims.set_index("claim").loc["wd_lower_n100", "verdict"] is None
+    assert claims.set_index("claim").loc["density_filter", "evidence"] != ""
+    layout = S.layout(summary, "Table 1", "n=20")
+    assert list(layout["method"][:2]) == ["bootstrap-ges", "mc3"] and "not reproduced" in set(layout["WD (ours)"])
+
+
+def test_the_density_claim_is_untestable_when_no_mode_can_be_filtered():
+    reason = S._filter_testable({"n_posterior": 20}, 0.05, True)
+    assert isinstance(reason, str) and "1/20" in reason
+    assert S._filter_testable({"n_posterior": 25}, 0.05, True) is True
+
+
+def test_bad_parameters_are_refused():
+    with pytest.raises(ValueError, match="n_posterior"):
+        S.check_params({**TINY, "n_posterior": 0})
+    with pytest.raises(ValueError, match="methods"):
+        S.check_params({**TINY, "methods": ["dibs"]})
+    with pytest.raises(ValueError, match="repeats a seed"):
+        S.check_params({**TINY, "seeds": [1, 1]})
+    with pytest.raises(ValueError, match="figure_pair"):
+        S.check_params({**TINY, "figure_pair": ["PKA", "Nope"]})
+
+
+def test_the_paper_parameters_state_the_protocol():
+    p = yaml.safe_load(PAPER_YAML.read_text())
+    S.check_params(p)
+    assert p["seeds"] == list(range(26)) and p["n_posterior"] == 1000 and p["sample_sizes"] == [20, 100]
+    assert len(S.grid(p)) == 53
+
+
+def test_a_tiny_paper_run_goes_through_a_local_dask_cluster(monkeypatch):
+    distributed = pytest.importorskip("dask.distributed")
+    p = {**yaml.safe_load(PAPER_YAML.read_text()), "seeds": [0, 1], "sample_sizes": [20], "n_posterior": 3,
+         "n_nodes": 6, "expected_edges": 6.0, "mc3_burn_in": 50, "mc3_thin": 2, "methods": ["bootstrap_ges", "mc3"]}
+    S.check_params(p)
+    local = S.run({**p, "sachs": False})
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster:
+        monkeypatch.setenv("CAUSALEVAL_DASK_SCHEDULER", cluster.scheduler_address)
+        on_dask = S.run(p)
+    assert set(on_dask["pairs"]["setting"]) == {"n=20", "sachs"}
+    synthetic = on_dask["pairs"][on_dask["pairs"]["setting"] == "n=20"].reset_index(drop=True)
+    pd.testing.assert_frame_equal(synthetic, local["pairs"])
+
+
+def test_a_plugin_adds_a_posterior_method(tmp_path):
+    plugin = tmp_path / "empty_posterior.py"
+    plugin.write_text(
+        "import numpy as np\n"
+        "from causaleval.posteriors import register_posterior\n\n"
+        "@register_posterior('empty_graph')\n"
+        "def empty_graph(data, *, n_samples, seed, options):\n"
+        "    return np.zeros((n_samples, data.shape[1], data.shape[1]), bool)\n")
+    p = {**TINY, "seeds": [0], "methods": ["empty_graph"], "plugins": [str(plugin)]}
+    try:
+        result = S.run_trial("n=20", 0, S.config(p))
+        params.check(S.STUDY, {**p, "output_dir": None})
+    finally:
+        posteriors.POSTERIORS.pop("empty_graph", None)
+    assert (result["pairs"]["method"] == "empty_graph").all()
