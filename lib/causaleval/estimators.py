@@ -86,7 +86,7 @@ def register_estimator(name: str) -> Callable[[Estimator], Estimator]:
 
     def add(fn: Estimator) -> Estimator:
         known = ESTIMATORS.get(name)
-        if known is not None and known.__qualname__ != fn.__qualname__:
+        if known is not None and (known.__module__, known.__qualname__) != (fn.__module__, fn.__qualname__):
             raise ValueError(f"estimator {name!r} is already registered ({known.__module__}.{known.__qualname__})")
         ESTIMATORS[name] = fn
         return fn
