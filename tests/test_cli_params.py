@@ -247,6 +247,8 @@ def test_provenance_identifies_the_code_by_content_and_the_commit_only_when_clea
     (repo / "lib" / "causaleval" / "__pycache__" / "a.cpython-311.pyc").write_bytes(b"\0")
     assert report.kit_hash() == first["kit_sha256"]  # caches do not count (and are git-ignored in the kit)
     (repo / "lib" / "causaleval" / "sub" / "b.py").write_text("B = 3\n")
+    assert report.kit_hash() == first["kit_sha256"]  # a running process keeps the hash of the code it imported
+    report._kit_hash.cache_clear()  # a new process
     changed_kit = report.code_state("01_s")
     assert changed_kit["kit_sha256"] != first["kit_sha256"] and changed_kit["commit"] is None
     assert changed_kit["notebook_sha256"] == first["notebook_sha256"]

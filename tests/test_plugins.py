@@ -138,3 +138,25 @@ def test_a_metric_answering_the_wrong_shape_or_nan_is_named():
         GraphMetric("short", lambda t, b: [1.0, 2.0], ("DAG",), "lower").score(truth, batch)
     with pytest.raises(ValueError, match="'nan' gave nan"):
         GraphMetric("nan", lambda t, b: [float("nan")], ("DAG",), "lower").score(truth, batch)
+
+
+def test_a_plugin_that_exits_or_fails_is_named_and_leaves_nothing_registered(tmp_path):
+    exits = tmp_path / "exits.py"
+    exits.write_text("import sys\nsys.exit(3)\n")
+    with pytest.raises(plugins.PluginError, match=r"exits\.py.*SystemExit"):
+        plugins.load([str(exits)])
+    half = tmp_path / "half.py"
+    half.write_text(LEARNER.format(name="plugin_half_learner") + "raise RuntimeError('late')\n")
+    with pytest.raises(plugins.PluginError, match="late"):
+        plugins.load([str(half)])
+    assert "plugin_half_learner" not in LEARNERS
+
+
+def test_the_fingerprint_is_of_the_code_that_ran_not_of_a_later_edit(tmp_path):
+    path = tmp_path / "edited.py"
+    path.write_text("A = 1\n")
+    plugins.load([str(path)])
+    before = plugins.fingerprint()
+    path.write_text("A = 2\n")  # edited while the process keeps running the first version
+    plugins.load([str(path)])
+    assert plugins.fingerprint() == before

@@ -1,4 +1,5 @@
 import json
+import sys
 
 import matplotlib
 
@@ -115,5 +116,8 @@ def test_cached_frame_is_not_served_to_changed_code(tmp_path, monkeypatch):
     monkeypatch.setattr(plugins, "_LOADED", {})
     plugins.load([str(plugin)])
     report.cached_frame("s", "t", {"seed": 0}, compute)
-    plugin.write_text("A = 2\n")  # the same plugin, edited: its cached tables are stale
+    monkeypatch.setattr(plugins, "_LOADED", {})  # a new process, where the plugin was edited
+    plugin.write_text("A = 2\n")
+    monkeypatch.delitem(sys.modules, next(m for m in sys.modules if m.startswith("causaleval_plugin_cache_plugin")))
+    plugins.load([str(plugin)])
     assert report.cached_frame("s", "t", {"seed": 0}, compute)["x"].item() == 4

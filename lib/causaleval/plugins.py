@@ -24,8 +24,8 @@ from pathlib import Path
 from types import ModuleType
 
 
-#: source files of the plugins imported in this process, for :func:`fingerprint`
-_LOADED: dict[str, Path | None] = {}
+#: the plugins imported in this process and SHA-256 of their source as imported, for :func:`fingerprint`
+_LOADED: dict[str, str] = {}
 
 
 class PluginError(ValueError):
@@ -51,11 +51,7 @@ def load(plugins: Sequence[str]) -> list[ModuleType]:
     if isinstance(plugins, str) or not isinstance(plugins, Sequence):
         raise PluginError(f"parameter plugins: expected a list of module names or .py paths, "
                           f"got {plugins!r}")
-    modules = [_load_one(p) for p in plugins]
-    for plugin, module in zip(plugins, modules):
-        source = getattr(module, "__file__", None)
-        _LOADED[plugin] = Path(source) if source else None
-    return modules
+    return [_load_one(p) for p in plugins]
 
 
 def loaded() -> tuple[str, ...]:
@@ -64,41 +60,72 @@ def loaded() -> tuple[str, ...]:
 
 
 def fingerprint() -> str:
-    """SHA-256 over the names and source bytes of every plugin imported in this process, so
-    cached results (:func:`causaleval.report.cached_frame`) are not reused after a plugin
-    changes; empty without plugins."""
+    """SHA-256 over the names and sources, as imported, of every plugin imported in this
+    process, so cached results (:func:`causaleval.report.cached_frame`) are neither reused
+    after a plugin changes nor stored under an edited plugin's key; empty without plugins."""
     if not _LOADED:
         return ""
-    digest = hashlib.sha256()
-    for plugin, source in sorted(_LOADED.items()):
-        digest.update(plugin.encode() + b"\0" + (source.read_bytes() if source and source.is_file() else b"") + b"\0")
-    return digest.hexdigest()
+    text = "".join(f"{plugin}\0{digest}\0" for plugin, digest in sorted(_LOADED.items()))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+#: the registries a plugin adds to ("module:attribute"); a plugin that fails to import
+#: leaves none of its entries behind
+REGISTRIES = ("causaleval.learners:LEARNERS", "causaleval.metrics.custom:GRAPH_METRICS",
+              "causaleval.estimators:ESTIMATORS", "causaleval.posteriors:POSTERIORS")
+
+
+def _registries() -> list[dict]:
+    found = []
+    for entry in REGISTRIES:
+        module, _, attr = entry.partition(":")
+        if module in sys.modules and isinstance(getattr(sys.modules[module], attr, None), dict):
+            found.append(getattr(sys.modules[module], attr))
+    return found
 
 
 def _load_one(plugin: object) -> ModuleType:
     if not isinstance(plugin, str) or not plugin.strip():
         raise PluginError(f"parameter plugins: {plugin!r} is not a module name or a .py path")
+    before = [(registry, dict(registry)) for registry in _registries()]
     try:
-        return _import_file(Path(plugin)) if is_path(plugin) else importlib.import_module(plugin)
+        module, digest = _import_file(Path(plugin)) if is_path(plugin) else _import_module(plugin)
     except PluginError:
         raise
-    except Exception as err:  # the plugin's own code failed: say which plugin
+    except (Exception, SystemExit) as err:  # the plugin's own code failed: say which plugin
+        for registry, entries in before:  # and take back what it registered before failing
+            registry.clear()
+            registry.update(entries)
         raise PluginError(f"plugin {plugin!r} failed to import: {type(err).__name__}: {err}") from err
+    _LOADED.setdefault(plugin, digest)
+    return module
 
 
-def _import_file(path: Path) -> ModuleType:
+def _import_module(name: str) -> tuple[ModuleType, str]:
+    """Import a module plugin; its digest is of the source file as found just before."""
+    spec = importlib.util.find_spec(name)
+    source = Path(spec.origin) if spec and spec.origin and Path(spec.origin).is_file() else None
+    digest = hashlib.sha256(source.read_bytes() if source else name.encode()).hexdigest()
+    return importlib.import_module(name), digest
+
+
+def _import_file(path: Path) -> tuple[ModuleType, str]:
+    """Import a file plugin from the bytes it is hashed from, so the digest is of the code
+    that runs; a file imported before is served from ``sys.modules``."""
     path = path.resolve()
     if path.suffix != ".py" or not path.is_file():
         raise PluginError(f"plugin file {str(path)!r} does not exist or is not a .py file")
     name = f"causaleval_plugin_{path.stem}_{hashlib.sha256(str(path).encode()).hexdigest()[:8]}"
+    source = path.read_bytes()
+    digest = hashlib.sha256(source).hexdigest()
     if name in sys.modules:
-        return sys.modules[name]
+        return sys.modules[name], digest
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:
-        spec.loader.exec_module(module)
+        exec(compile(source, str(path), "exec"), module.__dict__)
     except BaseException:
         del sys.modules[name]
         raise
-    return module
+    return module, digest

@@ -11,6 +11,7 @@ committed ones (``causaleval check-figures``).
 
 from __future__ import annotations
 
+import functools
 import glob
 import hashlib
 import json
@@ -66,8 +67,17 @@ def provenance(study: str, params: Mapping[str, Any]) -> dict[str, Any]:
 
 def kit_hash(kit: Path | None = None) -> str:
     """SHA-256 over the kit's sources ``lib/causaleval/**/*.py``: each file's path relative to
-    the kit and its bytes, in sorted path order (caches and data files do not count)."""
-    kit = kit or paths.KIT
+    the kit and its bytes, in sorted path order (caches and data files do not count).
+
+    Computed once per process and folder, when ``causaleval.report`` is first imported: a
+    running kernel keeps the code it imported, so an edit of the kit after that must not be
+    credited with (or key the cache of) results the old code makes; restart the kernel to
+    run and stamp the edited code."""
+    return _kit_hash(kit or paths.KIT)
+
+
+@functools.lru_cache(maxsize=None)
+def _kit_hash(kit: Path) -> str:
     digest = hashlib.sha256()
     for path in sorted(kit.rglob("*.py"), key=lambda p: p.relative_to(kit).as_posix()):
         digest.update(path.relative_to(kit).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
@@ -287,3 +297,6 @@ def _same_output(old: bytes, new: bytes, suffix: str) -> bool:
 
     a, b = (Image.open(io.BytesIO(data)).convert("RGBA") for data in (old, new))
     return a.size == b.size and a.tobytes() == b.tobytes()
+
+
+kit_hash()  # the code this process imports, hashed before any of it can be edited
