@@ -154,6 +154,14 @@ def test_a_second_run_into_a_tag_refuses_and_force_replaces_it_cleanly(tiny, cap
     assert meta["output_path"] == "01_tiny.ipynb" and str(tiny) not in json.dumps(meta)
 
 
+def test_an_empty_output_dir_keeps_the_run_in_its_own_folder(tiny, capsys):
+    """``-p output_dir null`` is no shared folder: the run's tables land in its tag's folder."""
+    assert cli.main(["run", "tiny", "-p", "n", "2", "-p", "output_dir", "null", "--tag", "nulled"]) == 0
+    assert "runs/tiny/nulled/figures" in capsys.readouterr().err
+    assert (tiny / "runs" / "tiny" / "nulled" / "figures" / "t.csv").exists()
+    assert sorted(p.name for p in (tiny / "runs" / "tiny").iterdir()) == ["nulled"]
+
+
 def _tiny_check_params(p):
     if p["n"] == 4:
         raise ValueError("parameter n=4: four is unlucky")

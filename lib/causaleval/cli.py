@@ -155,7 +155,7 @@ def run_study(name: str, overrides: dict[str, Any], tag: str | None = None, inpl
     work.mkdir(parents=True)
     injected = dict(overrides)
     env = {}
-    if overrides and "output_dir" not in overrides:
+    if overrides and not overrides.get("output_dir"):  # None or "" too: the run folder, never a shared one
         injected["output_dir"] = str(work / "figures")
     if not overrides:
         env["CAUSALEVAL_FIGURES"] = str(work / _DEFAULT_FIGURES)
