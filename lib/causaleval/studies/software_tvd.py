@@ -26,7 +26,17 @@ import pandas as pd
 from scipy import stats
 
 from causaleval import bn, consistent, metrics, params
-from causaleval.datasets import FactorialData, collected_domains, kdl_domains, load_collected, load_kdl
+from causaleval.datasets import (
+    FactorialData,
+    collected_domains,
+    csv_domains,
+    kdl_domains,
+    load_collected,
+    load_factorial_csv,
+    load_kdl,
+)
+from causaleval.datasets.networks import check_network, draw_sample, load_network, network_graph
+from causaleval.datasets.user import read_observations, resolve
 from causaleval.datasets.factorial import discretize
 from causaleval.extensions import consistent_extension, interventional_tables
 from causaleval.graphs import CausalGraph, to_cpdag
@@ -35,7 +45,7 @@ from causaleval.parallel import run_trials
 from causaleval.sampling import dirichlet_network, forward_sample, pseudo_observational, random_dag
 
 STUDY = "02_software_tvd"
-SOURCES = ("collected", "kdl")
+SOURCES = ("collected", "kdl", "csv")
 
 
 @dataclass(frozen=True)
@@ -65,14 +75,28 @@ class Domain:
 def check_params(p: dict[str, Any]) -> None:
     """Raise a ValueError naming the first parameter of notebook 02 that does not fit: its
     declared type, range or choices (``notebooks/02_software_tvd.params.yaml``), then what
-    a schema cannot state (the domains exist in the source and have a biasing covariate)."""
+    a schema cannot state (the domains exist in the source and have a biasing covariate; a
+    user's network for Figure 2 is readable, and its observations fit it and hold ``n_dags``
+    disjoint samples of ``n_samples`` rows)."""
     params.check(STUDY, p)
     check_domains(p)
+    if p.get("network") is not None:
+        check_network(p["network"], p.get("data_file"), {"n_samples": (p["n_samples"], p["n_dags"])})
 
 
 def check_domains(p: dict[str, Any]) -> None:
-    """Every name in ``domains`` must be a domain of ``source`` and have a biasing covariate."""
-    known = kdl_domains() if p["source"] == "kdl" else collected_domains(p.get("data_dir"))
+    """Every name in ``domains`` must be a domain of ``source`` and have a biasing covariate;
+    ``source="csv"`` needs ``data_dir``, the folder of ``<domain>.csv`` files."""
+    data_dir = resolve(p["data_dir"]) if p.get("data_dir") else None
+    if p["source"] == "csv" and data_dir is None:
+        raise ValueError("parameter source = 'csv' needs data_dir, the folder of <domain>.csv files "
+                         "(data/examples/README.md); data_dir is None")
+    if p["source"] == "kdl":
+        known = kdl_domains()
+    elif p["source"] == "csv":
+        known = csv_domains(data_dir)
+    else:
+        known = collected_domains(data_dir)
     unknown = [d for d in p["domains"] if d not in known]
     if unknown:
         raise ValueError(f"parameter domains: unknown domain(s) {unknown} for source={p['source']!r}; "
@@ -84,11 +108,16 @@ def check_domains(p: dict[str, Any]) -> None:
 
 def load_domain(source: str, name: str, *, covariate: str, outcomes: Sequence[str] | None,
                 bins: int, beta: float, data_dir: str | None = None) -> Domain:
-    """Complete subjects, binary treatments (extremes), quantile bins; truth under Algorithm 1."""
+    """Complete subjects, binary treatments (extremes), quantile bins; truth under Algorithm 1.
+    ``data_dir`` (relative: from the repository root) holds the source's files; ``source="csv"``
+    reads ``<data_dir>/<name>.csv`` (:func:`causaleval.datasets.load_factorial_csv`)."""
+    data_dir = resolve(data_dir) if data_dir else None
     if source == "kdl":
         data = load_kdl(name, data_dir)
     elif source == "collected":
         data = load_collected(name, data_dir, binary=True)
+    elif source == "csv":
+        data = load_factorial_csv(name, data_dir)
     else:
         raise ValueError(f"unknown data source {source!r}; expected one of {SOURCES}")
     keep = list(outcomes or data.outcomes)
@@ -265,16 +294,32 @@ def random_network(scheme: str, dag: CausalGraph, cards: int, concentration: flo
     raise ValueError(f"cpd_scheme={scheme!r}: expected one of {SCHEMES}")
 
 
+def user_network(network: str, data_file: str | None, *, smoothing: str, ess: float) -> tuple[CausalGraph, bn.DiscreteBN]:
+    """A user's ground truth for Figure 2 (parameters ``network``, ``data_file``): its DAG, and
+    the tables TVD is measured against: the network's own (a shipped name or a BIF file) or,
+    with observations, the true DAG fitted to all of them (``smoothing``, ``ess``)."""
+    dag = network_graph(network)
+    if data_file is None:
+        return dag, bn.from_pgmpy(load_network(network))
+    return dag, bn.fit(dag, read_observations(data_file, dag), smoothing=smoothing, ess=ess)
+
+
 def _figure2_dag(index: int, *, n_nodes: int, expected_neighbours: float, cards: int,
                  concentration: float, cpd_scheme: str, n_samples: int, learners: Sequence[str], seed: int,
+                 network: str | None = None, data_file: str | None = None, n_dags: int = 1,
                  **fit: Any) -> list[dict]:
     dag_seed = seed + index
-    truth_dag = random_dag(n_nodes, expected_neighbours, dag_seed)
-    net = random_network(cpd_scheme, truth_dag, cards, concentration, dag_seed)
-    sample = forward_sample(net.to_pgmpy(), n_samples, dag_seed)[list(truth_dag.nodes)].astype("int64")
+    if network is None:
+        truth_dag = random_dag(n_nodes, expected_neighbours, dag_seed)
+        net = random_network(cpd_scheme, truth_dag, cards, concentration, dag_seed)
+        sample = forward_sample(net.to_pgmpy(), n_samples, dag_seed)[list(truth_dag.nodes)]
+    else:
+        truth_dag, net = user_network(network, data_file, smoothing=fit["smoothing"], ess=fit["ess"])
+        sample = draw_sample(network, (), n_samples, n_dags, index, seed, data_file)
+    sample = sample.astype("int64")
     pairs = list(itertools.permutations(truth_dag.nodes, 2))
     truth = net.tables(pairs)
-    node_cards = {v: cards for v in truth_dag.nodes}
+    node_cards = dict(net.cards)
     true_fit = bn.fit(truth_dag, sample, smoothing=fit["smoothing"], ess=fit["ess"], cards=node_cards)
     baseline = metrics.total_tvd(truth, true_fit.tables(pairs))  # estimation error alone
     rows = []
@@ -300,14 +345,20 @@ def structural_hamming(truth: CausalGraph, learned: CausalGraph) -> int:
 
 def figure2_results(*, n_dags: int, n_nodes: int, expected_neighbours: float, cards: int,
                     concentration: float, n_samples: int, learners: Sequence[str], seed: int,
-                    cpd_scheme: str = "dirichlet", n_jobs: int = -1, progress: bool = True,
-                    **fit: Any) -> pd.DataFrame:
+                    cpd_scheme: str = "dirichlet", network: str | None = None, data_file: str | None = None,
+                    n_jobs: int = -1, progress: bool = True, **fit: Any) -> pd.DataFrame:
     """One row per (random DAG, learner): SHD, SID (of the DAG fitted for TVD, and its
     bounds over the learned class), the sum of pairwise TVs, and the same sum for the true
-    DAG fitted to the same sample (``tvd_true_dag``: what estimation alone costs)."""
+    DAG fitted to the same sample (``tvd_true_dag``: what estimation alone costs).
+
+    With ``network`` (a shipped name, a BIF file or an edge list with ``data_file``;
+    :mod:`causaleval.datasets.networks`) every row is that one truth instead (the random
+    networks' parameters are unused): ``dag`` i is its i-th sample, drawn with seed + i or the
+    i-th of ``n_dags`` disjoint samples of the observations (truth tables: :func:`user_network`)."""
     jobs = [{"index": i, "n_nodes": n_nodes, "expected_neighbours": expected_neighbours,
              "cards": cards, "concentration": concentration, "cpd_scheme": cpd_scheme,
-             "n_samples": n_samples, "learners": learners, "seed": seed, **fit} for i in range(n_dags)]
+             "n_samples": n_samples, "learners": learners, "seed": seed, "network": network,
+             "data_file": data_file, "n_dags": n_dags, **fit} for i in range(n_dags)]
     rows = run_trials(_figure2_dag, jobs, n_jobs=n_jobs, desc="random DAGs", progress=progress)
     frame = pd.DataFrame([r for chunk in rows for r in chunk])
     return frame.assign(excess_tvd=frame["tvd"] - frame["tvd_true_dag"])
@@ -654,6 +705,8 @@ def data_sentence(source: str, domains: Sequence[str]) -> str:
     names = ", ".join(domains)
     if source == "kdl":
         return f"the paper's own KDL files ({names})"
+    if source == "csv":
+        return f"factorial data of the user's own ({names}, long CSV files), not the paper's systems"
     return (f"the kit's own factorial experiments ({names}: query engines on a generated database), "
             "not the paper's systems (JDK, Postgres on Stack Overflow queries, HTTP)")
 
