@@ -2,8 +2,8 @@
 observations, factorial data in the long CSV layout, through the commands of
 data/examples/README.md, and damaged files refused with the file named.
 
-Two notebook runs (studies 1 and 3 through the CLI, small sizes); study 2's command is checked by
-the CLI and run at the library level."""
+Three notebook runs through the CLI at small sizes (about 25-50 s each), the commands taken
+from data/examples/README.md."""
 
 import re
 import shlex
@@ -131,12 +131,21 @@ def test_study3_runs_on_the_factorial_csv(tmp_path):
     assert "factorial data of the user's own (demo, long CSV files)" in notebook
 
 
-def test_study2_command_is_accepted_and_its_parts_run():
+def test_study2_runs_on_the_factorial_csv_and_an_edge_list_with_observations(tmp_path):
+    run_cli("software_tvd", readme_commands()["software_tvd"], tmp_path)
+    domains = pd.read_csv(tmp_path / "domains.csv")
+    assert domains["domain"].tolist() == ["demo"] and int(domains["subjects"].iloc[0]) == 40
+    assert set(pd.read_csv(tmp_path / "figure1_mean_tvd.csv")["domain"]) == {"demo"}
+    measures = pd.read_csv(tmp_path / "figure2_measures.csv")
+    assert sorted(measures["learner"]) == ["ges", "mmhc", "pc"] and (measures["networks"] == 4).all()
+    notebook = (paths.RUNS / "software_tvd" / TAG / "02_software_tvd.ipynb").read_text()
+    assert "on the samples of data/examples/sprinkler.edges the true DAG" in notebook
+
+
+def test_study2_parts_on_user_data():
     from causaleval.studies import software_tvd as S
 
-    notebook = cli.study_notebook("software_tvd")
-    p = cli.parse_overrides(notebook, overrides(readme_commands()["software_tvd"]))
-    cli.check_study("software_tvd", p)
+    p = cli.parse_overrides(cli.study_notebook("software_tvd"), overrides(readme_commands()["software_tvd"]))
     fit = dict(alpha=0.05, ci_test="chi_square", cpdag_rule="extension", smoothing="bdeu", ess=1.0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
