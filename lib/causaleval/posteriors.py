@@ -20,7 +20,7 @@ Built in (Emezue et al. 2023, Sec. 3.1 and App. B.3; REFERENCES.md):
   so every DAG of the class can come out, not with equal probability) or ``uniform`` (a
   uniform draw from the class's members, enumerated by :func:`extensions.mec_members`).
   A PDAG without a consistent extension (PC can return one) goes through the kit's fallback.
-* ``mc3``: structure MCMC (Madigan and York 1995) on DAGs with the BGe score
+* ``mc3``: structure MCMC (Madigan, York and Allard 1995) on DAGs with the BGe score
   (:class:`causaleval.ges.BGeScore`) and a uniform prior over DAGs. From the empty graph, each
   step draws an ordered pair ``(i, j)`` uniformly and proposes to delete ``i -> j`` if present,
   to reverse ``j -> i`` if present, else to add ``i -> j``; a proposal that closes a cycle is

@@ -47,10 +47,12 @@ STUDY = "06_bayesian_cd_ate"
 PAPER_TABLES = {"Table 1": "emezue_table1", "Table 2": "emezue_table2", "Table 3": "emezue_table3"}
 PAPER_NAMES = {"bootstrap_pc": "bootstrap-pc", "bootstrap_ges": "bootstrap-ges", "mc3": "mc3"}
 NOT_REPRODUCED = {
-    "bcdnets": "BCDNets (Cundy et al. 2021): no maintained package on PyPI; the authors' code needs GPU JAX and compiled Cython",
-    "dibs": "DiBS (Lorch et al. 2021): dibs-lib needs JAX; not installed here (CPU time and the project's pins)",
-    "gadget": "Gadget (Viinikka et al. 2020): sumu builds C++ extensions; not installed here",
-    "dag-gflownet": "DAG-GFlowNet (Deleu et al. 2022): research code on GPU JAX, not a package; training is hours per seed",
+    "bcdnets": "BCDNets (Cundy et al. 2021): no package on PyPI; the authors' research code targets GPU JAX",
+    "dibs": "DiBS (Lorch et al. 2021): dibs-lib 1.3.3 resolves with the project's pins but brings jax/jaxlib 0.10.2 "
+            "and jupyter/notebook as run-time requirements, and 1,000 particles at d = 20 on two CPU cores did not fit "
+            "this round; not installed",
+    "gadget": "Gadget (Viinikka et al. 2020): sumu 0.1.2 is a source distribution with C++ extensions; not built in this round",
+    "dag-gflownet": "DAG-GFlowNet (Deleu et al. 2022): research code on GPU JAX, not a package; training one GFlowNet per data set on two CPU cores was out of this round's budget",
 }
 METRICS = ("WD", "Precision", "Recall")
 POSTERIOR_OPTIONS = ("pc_alpha", "ges_score", "cpdag_rule", "mc3_burn_in", "mc3_thin")
