@@ -112,6 +112,11 @@ def test_xmlbif_and_an_isolated_node(tmp_path):
     ({"second_data_file": None}, "parameter second_network = .*is an edge list: .*parameter data_file"),
     ({"network": "data/examples/nope.bif"}, "parameter network = 'data/examples/nope.bif': .*nope.bif: no such file"),
     ({"network": "asai"}, "parameter network = 'asai': unknown network 'asai'; pgmpy ships: .*asia"),
+    ({"network": "data/examples/sprinkler.edges", "data_file": None, "latent": []},
+     "parameter network = .*is an edge list"),
+    ({"network": "data/examples/sprinkler.bif", "second_network": "data/examples/sprinkler.bif",
+      "second_data_file": "data/examples/sprinkler.csv"},
+     "parameter second_data_file = .*second_network is network .*data_file = None; give the same file"),
     ({"second_data_file": "data/examples/sprinkler.edges"},
      r"parameter second_data_file = .*sprinkler.edges: missing columns \['cloudy'"),
 ])

@@ -49,6 +49,9 @@ def check_params(p: dict[str, Any]) -> None:
                   for n in p["sensitivity_sample_sizes"]}
     for names in (("network", "data_file"), ("second_network", "second_data_file")):
         check_network(p[names[0]], p.get(names[1]), sizes, names)
+    if p["network"] == p["second_network"] and p.get("data_file") != p.get("second_data_file"):
+        raise ValueError(f"parameter second_data_file = {p.get('second_data_file')!r}: second_network is network "
+                         f"({p['network']!r}), whose data are data_file = {p.get('data_file')!r}; give the same file")
     truth = network_graph(p["network"])
     for v in p["latent"]:
         truth.index(v)
