@@ -45,6 +45,8 @@ bench: $(STAMP) system-packages  ## performance scripts in benchmarks/
 	$(PY) benchmarks/bench_do_inference.py
 	$(PY) benchmarks/bench_mmhc.py
 	$(PY) benchmarks/bench_ges.py
+	$(PY) benchmarks/bench_ate.py --posterior mec
+	$(PY) benchmarks/bench_ate.py --posterior mc3 --seeds 3
 
 collect: $(STAMP) system-packages  ## recollect data/software/{sqlite,postgres} (resumes)
 	$(PY) -m causaleval collect sqlite $(COLLECT_ARGS) --out data/software/sqlite
