@@ -160,3 +160,13 @@ def test_the_fingerprint_is_of_the_code_that_ran_not_of_a_later_edit(tmp_path):
     path.write_text("A = 2\n")  # edited while the process keeps running the first version
     plugins.load([str(path)])
     assert plugins.fingerprint() == before
+
+
+@pytest.mark.parametrize("registry", ["causaleval.estimators:register_estimator:aipw",
+                                      "causaleval.posteriors:register_posterior:bootstrap_pc"])
+def test_plugins_cannot_replace_builtin_estimators_or_posteriors(tmp_path, registry):
+    module, decorator, name = registry.split(":")
+    path = tmp_path / "clash.py"
+    path.write_text(f"from {module} import {decorator}\n\n@{decorator}({name!r})\ndef {name}(*args, **kwargs):\n    return None\n")
+    with pytest.raises(plugins.PluginError, match=f"'{name}' is already registered by {module}"):
+        plugins.load([str(path)])

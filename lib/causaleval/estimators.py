@@ -47,6 +47,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
+from causaleval.plugins import check_name
+
 CENSORING = ("none", "complete_case", "ipcw")
 INTERVALS = ("normal", "percentile")
 IPCW_CLIP = 0.01
@@ -85,9 +87,7 @@ def register_estimator(name: str) -> Callable[[Estimator], Estimator]:
         raise ValueError(f"estimator name {name!r}: expected an identifier such as 'my_method'")
 
     def add(fn: Estimator) -> Estimator:
-        known = ESTIMATORS.get(name)
-        if known is not None and (known.__module__, known.__qualname__) != (fn.__module__, fn.__qualname__):
-            raise ValueError(f"estimator {name!r} is already registered ({known.__module__}.{known.__qualname__})")
+        check_name("estimator", name, ESTIMATORS.get(name), fn)
         ESTIMATORS[name] = fn
         return fn
     return add

@@ -19,7 +19,7 @@ import hashlib
 import importlib
 import importlib.util
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
 
@@ -73,6 +73,19 @@ def fingerprint() -> str:
 #: leaves none of its entries behind
 REGISTRIES = ("causaleval.learners:LEARNERS", "causaleval.metrics.custom:GRAPH_METRICS",
               "causaleval.estimators:ESTIMATORS", "causaleval.posteriors:POSTERIORS")
+
+
+def check_name(kind: str, name: str, known: Callable | None, fn: Callable) -> None:
+    """Refuse ``fn`` under ``name`` when another function holds it (``known``): a plugin's
+    ``pc`` must not silently replace the built-in every study would then run. The same
+    function registered again (a re-imported module, a rerun notebook cell) is accepted."""
+    if known is not None and _origin(known) != _origin(fn):
+        raise ValueError(f"{kind} {name!r} is already registered by {_origin(known)}; "
+                         f"{_origin(fn)} must choose another name")
+
+
+def _origin(fn: Callable) -> str:
+    return f"{fn.__module__}.{fn.__qualname__}"
 
 
 def _registries() -> list[dict]:

@@ -40,6 +40,7 @@ import pandas as pd
 
 from causaleval.extensions import NoExtension, consistent_extension, mec_members
 from causaleval.graphs import CausalGraph, _acyclic
+from causaleval.plugins import check_name
 
 PosteriorFn = Callable[..., np.ndarray]
 POSTERIORS: dict[str, PosteriorFn] = {}
@@ -47,9 +48,11 @@ CPDAG_RULES = ("random_extension", "uniform")
 
 
 def register_posterior(name: str) -> Callable[[PosteriorFn], PosteriorFn]:
-    """Decorator adding ``fn`` to :data:`POSTERIORS` under ``name``."""
+    """Decorator adding ``fn`` to :data:`POSTERIORS` under ``name`` (a name is taken once:
+    another function under it is refused, the same one again accepted)."""
 
     def wrap(fn: PosteriorFn) -> PosteriorFn:
+        check_name("posterior method", name, POSTERIORS.get(name), fn)
         POSTERIORS[name] = fn
         return fn
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from causaleval.graphs import CausalGraph, GraphBatch
+from causaleval.plugins import check_name
 
 GRAPH_TYPES = ("DAG", "CPDAG", "PAG", "MAG")
 BETTER = ("lower", "higher")
@@ -67,11 +68,7 @@ def register_metric(name: str, *, graph_types: tuple[str, ...] = GRAPH_TYPES,
         raise ValueError(f"metric {name!r}: better={better!r}; expected one of {BETTER}")
 
     def wrap(fn: MetricFn) -> MetricFn:
-        known = GRAPH_METRICS.get(name)
-        origin = f"{fn.__module__}.{fn.__qualname__}"
-        if known is not None and f"{known.fn.__module__}.{known.fn.__qualname__}" != origin:
-            raise ValueError(f"metric {name!r} is already registered by "
-                             f"{known.fn.__module__}.{known.fn.__qualname__}; {origin} must choose another name")
+        check_name("metric", name, GRAPH_METRICS[name].fn if name in GRAPH_METRICS else None, fn)
         GRAPH_METRICS[name] = GraphMetric(name, fn, tuple(graph_types), better)
         return fn
 
