@@ -27,7 +27,7 @@ SURVEY = paths.NOTEBOOKS / "04_survey_metric_tables.ipynb"
     (ASIA, "n_graphs", "abc", "'abc' (str)", "expected int >= 1"),
     (ASIA, "n_graphs", "2.5", "2.5 (float)", "expected int >= 1"),
     (ASIA, "n_graphs", "true", "True (bool)", "expected int >= 1"),
-    (ASIA, "network", "5", "5 (int)", "expected str among"),
+    (ASIA, "ci_test", "5", "5 (int)", "expected str among"),
     # range
     (ASIA, "n_graphs", "0", "0 (int)", "expected int >= 1"),
     (ASIA, "ks[1]", "[0.1, 1.5]", "1.5 (float)", "expected float in [0, 1]"),

@@ -71,8 +71,9 @@ def test_a_failing_plugin_is_named_with_its_error(tmp_path):
 
 
 def test_study_1_takes_a_plugin_learner_from_the_command_line(tmp_path):
-    """``run asia_mag_nced -p plugins '[tests/plugins/empty_learner.py]' -p algorithms '[hc, empty_dag]'``
-    at a small size: the plugin's learner gets its rows in Table 1."""
+    """``run asia_mag_nced -p plugins '[...empty_learner.py, ...edge_count_metric.py]' -p algorithms
+    '[hc, empty_dag]' -p metrics '[edge count error]'`` at a small size: the plugin's learner gets
+    its rows in Tables 1 and 2, the plugin's metric its Table 2 column."""
     import os
     import subprocess
 
@@ -85,12 +86,17 @@ def test_study_1_takes_a_plugin_learner_from_the_command_line(tmp_path):
              "-p", "sensitivity_ci_tests", "[fisher_z]", "-p", "ks", "[0.0, 0.2]"]
     out = tmp_path / "figures"
     done = subprocess.run(
-        [sys.executable, "-m", "causaleval", "run", "asia_mag_nced", "-p", "plugins", "[tests/plugins/empty_learner.py]",
+        [sys.executable, "-m", "causaleval", "run", "asia_mag_nced",
+         "-p", "plugins", "[tests/plugins/empty_learner.py, tests/plugins/edge_count_metric.py]",
+         "-p", "metrics", "[edge count error]",
          "-p", "algorithms", "[hc, empty_dag]", "-p", "output_dir", str(out), "--tag", f"plugin-{os.getpid()}", "--force",
          *small], cwd=paths.ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     table1 = pd.read_csv(out / "table1_nced_mag.csv")
     assert table1.astype(str).apply(lambda col: col.str.contains("empty_dag")).any().any()
+    table2 = pd.read_csv(out / "table2_all_metrics.csv")
+    own = table2[table2["metric"] == "edge count error (lower is better)"].set_index(["network", "algorithm"])
+    assert own.loc[("asia", "empty_dag"), "ours"] == 8  # Asia has 8 edges; the empty DAG finds none
 
 
 def test_a_plugin_cannot_silently_replace_a_builtin_learner(tmp_path):

@@ -1,5 +1,6 @@
 """Study 2's pipeline: parameter checks, and the notebook unchanged on KDL-format data."""
 
+import dataclasses
 import itertools
 
 import numpy as np
@@ -15,7 +16,7 @@ DEFAULTS = dict(source="collected", domains=["sqlite"], covariates={"sqlite": "n
 
 
 @pytest.mark.parametrize("change,message", [
-    ({"source": "csv"}, "parameter source = 'csv'"),
+    ({"source": "xlsx"}, "parameter source = 'xlsx'"),
     ({"learners": ["pc", "lingam"]}, r"parameter learners\[1\] = 'lingam'"),
     ({"beta": -0.5}, "parameter beta = -0.5"),
     ({"cpdag_rule": "any"}, "parameter cpdag_rule = 'any'"),
@@ -25,6 +26,8 @@ DEFAULTS = dict(source="collected", domains=["sqlite"], covariates={"sqlite": "n
      r"unknown domain\(s\) \['nosuch'\] for source='collected'; known: \['postgres', 'sqlite'\]"),
     ({"source": "kdl", "domains": ["jdk", "nosuch"]}, r"unknown domain\(s\) \['nosuch'\] for source='kdl'"),
     ({"source": "kdl", "domains": ["jdk", "postgres"]}, r"no biasing covariate for domains \['jdk', 'postgres'\]"),
+    ({"outcomes": {"sqlit": ["runtime_ms"]}}, r"parameter outcomes: \['sqlit'\] name no domain"),
+    ({"outcomes": {"sqlite": []}}, r"parameter outcomes: no outcome listed for \['sqlite'\]"),
 ])
 def test_bad_parameters_are_named(change, message):
     with pytest.raises(ValueError, match=message):
@@ -168,3 +171,12 @@ def test_measure_summary_counts_shd_zero_graphs_and_the_sentence_uses_them():
     assert ges["SHD 0, TVD range"] == "1.00-2.00" and ges["SHD 0, true DAG TVD range"] == "0.80-0.90"
     assert ges["classes past the limit"] == 1
     assert "ges found the true CPDAG on 2 of 3 networks" in S.baseline_sentence(summary)
+
+
+def test_the_cache_key_of_the_domains_changes_with_their_data():
+    domain = S.load_domain("collected", "sqlite", covariate="num_joins", outcomes=["runtime_ms"], bins=3, beta=1.0)
+    frame = domain.data.frame.copy()
+    frame.iloc[0, frame.columns.get_loc("runtime_ms")] = 1 - frame["runtime_ms"].iloc[0]
+    changed = dataclasses.replace(domain, data=dataclasses.replace(domain.data, frame=frame))
+    assert S.data_fingerprint([domain]) == S.data_fingerprint([domain])
+    assert S.data_fingerprint([changed]) != S.data_fingerprint([domain])

@@ -16,6 +16,7 @@ The pipeline of ``notebooks/02_software_tvd.ipynb`` as functions:
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -104,6 +105,27 @@ def check_domains(p: dict[str, Any]) -> None:
     missing = [d for d in p["domains"] if d not in p["covariates"]]
     if missing:
         raise ValueError(f"parameter covariates: no biasing covariate for domains {missing}")
+    # a misspelt key would be ignored and its domain silently keep all its outcomes
+    anywhere = {*kdl_domains(), *collected_domains(None), *known}
+    for key in ("outcomes", "covariates"):
+        stray = [d for d in p.get(key, {}) if d not in anywhere]
+        if stray:
+            raise ValueError(f"parameter {key}: {stray} name no domain of any source; known: {sorted(anywhere)}")
+    empty = [d for d, names in p.get("outcomes", {}).items() if not names]
+    if empty:
+        raise ValueError(f"parameter outcomes: no outcome listed for {empty}; list at least one, or leave "
+                         "the domain out of outcomes to keep all of its outcomes")
+
+
+def data_fingerprint(domains: Sequence[Domain]) -> str:
+    """SHA-256 over each prepared domain's name and rows (pandas' row hashes, in order), for
+    cache keys: a domain whose files changed under the same parameters (a recollection, a
+    replaced KDL file) is not served the trial tables of the old data."""
+    digest = hashlib.sha256()
+    for domain in domains:
+        rows = pd.util.hash_pandas_object(domain.data.frame[domain.columns], index=False).to_numpy()
+        digest.update(domain.name.encode() + b"\0" + rows.tobytes())
+    return digest.hexdigest()
 
 
 def load_domain(source: str, name: str, *, covariate: str, outcomes: Sequence[str] | None,
