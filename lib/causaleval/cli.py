@@ -269,18 +269,8 @@ def _remove_stale(folder: Path) -> None:
         return
     for entry in folder.iterdir():
         match = _TEMPORARY.match(entry.name)
-        if match and not _alive(int(match["pid"])):
+        if match and not report.process_alive(int(match["pid"])):
             shutil.rmtree(entry, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 @contextlib.contextmanager

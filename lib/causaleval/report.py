@@ -217,13 +217,13 @@ def _remove_stale_temporaries(path: Path) -> None:
     pattern = re.compile(rf"\.{re.escape(path.name)}\.(?:(\d+)\.)?[a-z0-9_]{{8}}{re.escape(path.suffix)}")
     for other in path.parent.glob(f".{glob.escape(path.name)}.*"):
         match = pattern.fullmatch(other.name)
-        if match and not (match[1] and _alive(int(match[1]))):
+        # our own temporaries are removed when their write ends: any left are stale
+        if match and not (match[1] and int(match[1]) != os.getpid() and process_alive(int(match[1]))):
             other.unlink(missing_ok=True)
 
 
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return False  # our own temporaries are removed when their write ends
+def process_alive(pid: int) -> bool:
+    """Whether a process ``pid`` runs (one of another user's counts as running)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
