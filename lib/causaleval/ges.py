@@ -226,6 +226,16 @@ def ges(data: pd.DataFrame, *, score: str = "bdeu", lambda_value: float = 0.5) -
                      named(search.inserts), named(search.deletes), local.computed, local.served)
 
 
+#: the fewest rows for which a score says anything about the structure
+MIN_ROWS = {"bdeu": 2, "bic": 3, "bge": 3}
+MIN_ROWS_WHY = {
+    "bdeu": "with one row every column is constant",
+    "bic": "with two rows any two columns are perfectly correlated, every regression fits exactly "
+           "and its log residual variance is undefined",
+    "bge": "with two rows any two columns are perfectly correlated, so the data cannot tell structures apart",
+}
+
+
 def _local_score(data: pd.DataFrame, score: str, lambda_value: float) -> LocalScore:
     """The boundary: check ``data`` for ``score`` and build the local score."""
     if score not in SCORES:
@@ -234,6 +244,9 @@ def _local_score(data: pd.DataFrame, score: str, lambda_value: float) -> LocalSc
         raise TypeError(f"GES needs a pandas DataFrame (one column per variable), got {type(data).__name__}")
     if data.shape[1] < 2 or data.shape[0] < 1:
         raise ValueError(f"GES needs at least two variable columns and one row, got shape {data.shape}")
+    if data.shape[0] < MIN_ROWS[score]:
+        raise ValueError(f"GES with the {score} score: found {data.shape[0]} rows, expected at least "
+                         f"{MIN_ROWS[score]} ({MIN_ROWS_WHY[score]})")
     missing = [str(c) for c in data.columns if data[c].isna().any()]
     if missing:
         raise ValueError(f"GES data: missing values in columns {missing}")

@@ -21,6 +21,17 @@ Built in (paper 003 Sec. 3.4 used Fisher-Z for the tests and BIC for the score):
 
 ``ci_test`` is one of ``fisher_z`` (the paper's), ``chi_square`` or ``g_test`` (the
 natural tests for discrete data); the score-based ``hc`` ignores it and ``alpha``.
+
+:func:`learn` checks the data once (:func:`_check_data`) and the returned graph against the
+learner's declared output (:func:`_check_output`). A constant column is independent of every
+variable given any set: a learner registered with ``constant_columns=True`` (every built-in
+one) leaves it without edges, and data with a constant column are refused for any other
+learner. The built-in learners do so because their tests and scores are defined there
+(discrete tests have zero degrees of freedom, BDeu/BIC gain nothing from a one-state
+parent), except Fisher z, whose correlation is undefined (NaN, read as dependence by
+causal-learn): ``pc`` and ``fci`` learn on the non-constant columns, and the constant
+ones, which PC and FCI would separate from everything at level 0 and never put in a
+separating set, are added as isolated nodes.
 """
 
 from __future__ import annotations
@@ -31,9 +42,10 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
-from causaleval.graphs import CausalGraph
+from causaleval.graphs import CIRCLE, CLASS_TEXT, CausalGraph, GraphClass, GraphError
 
 CI_TESTS = {"fisher_z": "fisherz", "chi_square": "chisq", "g_test": "gsq"}
 
@@ -46,6 +58,7 @@ class Learner:
     fn: LearnerFn
     output: str  # the graph class it returns: DAG, CPDAG, PAG, MAG
     library: str
+    constant_columns: bool = False  # True: gives a constant column no edge (else refused)
 
 
 LEARNERS: dict[str, Learner] = {}
@@ -54,8 +67,12 @@ LEARNERS: dict[str, Learner] = {}
 GRAPH_CLASSES = ("DAG", "CPDAG", "PAG", "MAG")
 
 
-def register_learner(name: str, output: str, library: str = "user") -> Callable[[LearnerFn], LearnerFn]:
+def register_learner(name: str, output: str, library: str = "user",
+                     constant_columns: bool = False) -> Callable[[LearnerFn], LearnerFn]:
     """Decorator adding ``fn`` to :data:`LEARNERS` under ``name``.
+
+    ``constant_columns=True`` declares that the learner leaves a constant column without
+    edges; otherwise :func:`learn` refuses data with a constant column for it.
 
     A name is taken once: registering another function under a known name (a plugin's
     ``pc``, say) raises ValueError instead of silently replacing the learner every study
@@ -69,7 +86,7 @@ def register_learner(name: str, output: str, library: str = "user") -> Callable[
         if known is not None and _origin(known.fn) != _origin(fn):
             raise ValueError(f"learner {name!r} is already registered by {_origin(known.fn)}; "
                              f"{_origin(fn)} must choose another name")
-        LEARNERS[name] = Learner(name, fn, output, library)
+        LEARNERS[name] = Learner(name, fn, output, library, constant_columns)
         return fn
 
     return wrap
@@ -92,15 +109,20 @@ def learn(
     """Run learner ``name`` on ``data`` and return its graph, named after the learner.
 
     Data are integer state codes, except for the constraint-based learners (``pc``, ``fci``)
-    with the Fisher z test, which take continuous columns.
+    with the Fisher z test, which take continuous columns (:func:`_check_data` lists every
+    requirement). The graph must be of the learner's declared class (:func:`_check_output`).
     """
     learner = get_learner(name)
     if ci_test not in CI_TESTS:
         raise ValueError(f"unknown ci_test {ci_test!r}; expected one of {', '.join(CI_TESTS)}")
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.integer, np.floating)):
+        raise ValueError(f"alpha must be a number in (0, 1), got {type(alpha).__name__} {alpha!r}")
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must lie in (0, 1), got {alpha}")
-    _check_data(data, continuous=ci_test == "fisher_z" and name in ("pc", "fci"))
+    _check_data(data, fisher_z=ci_test == "fisher_z" and name in ("pc", "fci"),
+                constant_columns=learner.constant_columns, learner=name)
     graph = learner.fn(data, ci_test=ci_test, alpha=alpha, seed=seed)
+    _check_output(learner, graph)
     return graph.reorder(tuple(map(str, data.columns))).renamed(name)
 
 
@@ -111,19 +133,78 @@ def library_versions() -> dict[str, str]:
     return {pkg: version(pkg) for pkg in ("pgmpy", "causal-learn", "gadjid", "numpy", "pandas")}
 
 
-def _check_data(data: pd.DataFrame, continuous: bool = False) -> None:
+#: the fewest rows each kind of learner data needs (see :func:`min_rows`)
+MIN_ROWS_DISCRETE = 2
+
+
+def min_rows(n_columns: int, fisher_z: bool) -> int:
+    """The fewest rows for which every test or score of a learner is defined.
+
+    Fisher z (Fisher 1921) tests rho(X, Y | Z) = 0 with ``sqrt(n - |Z| - 3) * atanh(r)``;
+    conditioning sets reach ``|Z| = p - 2`` variables, so ``n >= p + 2`` leaves at least one
+    degree of freedom in every test (causal-learn fails with a "math domain error" below
+    ``n = |Z| + 3``). Discrete tests and scores (chi-square, G, BDeu, BIC) need a column
+    that can take two values, hence two rows (pgmpy's BIC refuses fewer).
+    """
+    return n_columns + 2 if fisher_z else MIN_ROWS_DISCRETE
+
+
+def _check_data(data: pd.DataFrame, fisher_z: bool = False, constant_columns: bool = True,
+                learner: str = "learner") -> None:
+    """The one check of learner data; each refusal names the columns, found and expected:
+    a DataFrame of at least two columns with distinct names (as strings: nodes are named
+    ``str(column)``), at least :func:`min_rows` rows, integer state codes (numbers for
+    Fisher z, finite), no missing value, and no constant column unless ``constant_columns``."""
     if not isinstance(data, pd.DataFrame) or data.shape[1] < 2:
-        raise ValueError("learners need a DataFrame with at least two variable columns")
-    accepted = pd.api.types.is_numeric_dtype if continuous else pd.api.types.is_integer_dtype
+        found = f"shape {data.shape}" if isinstance(data, pd.DataFrame) else type(data).__name__
+        raise ValueError(f"learner {learner!r}: data must be a DataFrame with at least two variable columns, got {found}")
+    names = [str(c) for c in data.columns]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise ValueError(f"learner {learner!r}: column names {repeated} occur more than once (compared as "
+                         f"strings, as node names are); expected distinct names, got columns {list(data.columns)}")
+    accepted = pd.api.types.is_numeric_dtype if fisher_z else pd.api.types.is_integer_dtype
     non_numeric = [c for c in data.columns if not accepted(data[c]) or pd.api.types.is_bool_dtype(data[c])]
     if non_numeric:
-        kind = "numeric" if continuous else "integer state codes"
-        raise ValueError(f"learner data: columns {non_numeric} are not {kind}")
+        kind = "numeric" if fisher_z else "integer state codes"
+        raise ValueError(f"learner {learner!r}: columns {non_numeric} are not {kind}")
     if data.isna().any().any():
-        raise ValueError(f"learner data: missing values in {list(data.columns[data.isna().any()])}")
+        raise ValueError(f"learner {learner!r}: missing values in {list(data.columns[data.isna().any()])}")
+    need = min_rows(data.shape[1], fisher_z)
+    if len(data) < need:
+        why = (f"Fisher z on {data.shape[1]} variables needs n >= p + 2" if fisher_z
+               else "discrete tests and scores need a column that can vary")
+        raise ValueError(f"learner {learner!r}: found {len(data)} rows, expected at least {need} ({why})")
+    if fisher_z:
+        infinite = [c for c in data.columns if not np.isfinite(data[c].to_numpy(float)).all()]
+        if infinite:
+            raise ValueError(f"learner {learner!r}: infinite values in columns {infinite}; expected finite numbers")
+    if not constant_columns:
+        constant = [c for c in data.columns if data[c].nunique() < 2]
+        if constant:
+            raise ValueError(f"learner {learner!r}: constant columns {constant} (one value each); expected "
+                             "varying columns (this learner does not declare constant_columns=True)")
 
 
-@register_learner("hc", output="DAG", library="pgmpy")
+def _check_output(learner: Learner, graph: CausalGraph) -> None:
+    """Refuse a graph that is not of the learner's declared class: a ``DAG`` learner returns a
+    DAG (:class:`~causaleval.graphs.GraphClass`), a ``CPDAG`` or ``MAG`` learner no circle-
+    marked edge (a CPDAG may be a DAG; PC writes orientation conflicts as bidirected edges
+    and may orient a cycle: the metrics refuse those by name). ``PAG`` takes any marks."""
+    if not isinstance(graph, CausalGraph):
+        raise TypeError(f"learner {learner.name!r} returned a {type(graph).__name__}; expected a CausalGraph")
+    if learner.output == "DAG" and graph.graph_class != GraphClass.DAG:
+        raise GraphError(f"learner {learner.name!r} is declared output='DAG' but returned "
+                         f"{CLASS_TEXT[graph.graph_class]}: it has {graph.witness()}")
+    m = graph.matrix
+    circled = np.argwhere((m == CIRCLE) & (m.T != CIRCLE))
+    if learner.output in ("CPDAG", "MAG") and len(circled):
+        i, j = (int(x) for x in circled[0])
+        raise GraphError(f"learner {learner.name!r} is declared output={learner.output!r} but returned the "
+                         f"circle-marked edge {graph._edge_text(i, j)} (a PAG mark)")
+
+
+@register_learner("hc", output="DAG", library="pgmpy", constant_columns=True)
 def hill_climbing(data: pd.DataFrame, *, ci_test: str, alpha: float, seed: int) -> CausalGraph:
     """Greedy hill climbing over DAGs with pgmpy's discrete BIC score (Koller and Friedman 2009).
 
@@ -143,28 +224,59 @@ def hill_climbing(data: pd.DataFrame, *, ci_test: str, alpha: float, seed: int) 
     return CausalGraph.from_edge_lists(names, edges, name="hc")
 
 
-@register_learner("pc", output="CPDAG", library="causal-learn")
+def _constants_isolated(fn: Callable[[pd.DataFrame], CausalGraph]) -> Callable[[pd.DataFrame], CausalGraph]:
+    """``fn`` run on the non-constant columns, the constant ones added as isolated nodes.
+
+    A constant is independent of every variable given any set: PC and FCI remove its edges
+    at level 0 and never put it in a separating set, so the rest of the graph is the one
+    learned without it. Fisher z cannot say so (its correlation is NaN, which causal-learn
+    reads as dependence), hence this wrapper."""
+
+    def run(data: pd.DataFrame) -> CausalGraph:
+        varying = data.nunique().to_numpy() > 1
+        if varying.all():
+            return fn(data)
+        names = [str(c) for c in data.columns]
+        m = np.zeros((len(names), len(names)), dtype=np.int8)
+        if varying.sum() >= 2:
+            sub = fn(data.loc[:, varying])
+            idx = np.flatnonzero(varying)
+            m[np.ix_(idx, idx)] = sub.reorder(tuple(names[i] for i in idx)).matrix
+        return CausalGraph(tuple(names), m)
+
+    return run
+
+
+@register_learner("pc", output="CPDAG", library="causal-learn", constant_columns=True)
 def pc(data: pd.DataFrame, *, ci_test: str, alpha: float, seed: int) -> CausalGraph:
-    """PC-stable (Spirtes, Glymour and Scheines 2000; Colombo and Maathuis 2014), causal-learn."""
+    """PC-stable (Spirtes, Glymour and Scheines 2000; Colombo and Maathuis 2014), causal-learn;
+    constant columns stay isolated (:func:`_constants_isolated`)."""
     from causallearn.search.ConstraintBased.PC import pc as cl_pc
 
-    result = cl_pc(data.to_numpy(float), alpha, CI_TESTS[ci_test], stable=True,
-                   show_progress=False, node_names=[str(c) for c in data.columns])
-    return CausalGraph.from_causallearn(result.G, name="pc")
+    def run(d: pd.DataFrame) -> CausalGraph:
+        result = cl_pc(d.to_numpy(float), alpha, CI_TESTS[ci_test], stable=True,
+                       show_progress=False, node_names=[str(c) for c in d.columns])
+        return CausalGraph.from_causallearn(result.G, name="pc")
+
+    return _constants_isolated(run)(data)
 
 
-@register_learner("fci", output="PAG", library="causal-learn")
+@register_learner("fci", output="PAG", library="causal-learn", constant_columns=True)
 def fci(data: pd.DataFrame, *, ci_test: str, alpha: float, seed: int) -> CausalGraph:
-    """FCI (Spirtes et al. 2000; Zhang 2008), causal-learn."""
+    """FCI (Spirtes et al. 2000; Zhang 2008), causal-learn; constant columns stay isolated
+    (:func:`_constants_isolated`)."""
     from causallearn.search.ConstraintBased.FCI import fci as cl_fci
 
-    with contextlib.redirect_stdout(io.StringIO()):  # causal-learn prints every oriented edge
-        graph, _ = cl_fci(data.to_numpy(float), CI_TESTS[ci_test], alpha, show_progress=False,
-                          node_names=[str(c) for c in data.columns])
-    return CausalGraph.from_causallearn(graph, name="fci")
+    def run(d: pd.DataFrame) -> CausalGraph:
+        with contextlib.redirect_stdout(io.StringIO()):  # causal-learn prints every oriented edge
+            graph, _ = cl_fci(d.to_numpy(float), CI_TESTS[ci_test], alpha, show_progress=False,
+                              node_names=[str(c) for c in d.columns])
+        return CausalGraph.from_causallearn(graph, name="fci")
+
+    return _constants_isolated(run)(data)
 
 
-@register_learner("ges", output="CPDAG", library="causaleval")
+@register_learner("ges", output="CPDAG", library="causaleval", constant_columns=True)
 def ges(data: pd.DataFrame, *, ci_test: str, alpha: float, seed: int) -> CausalGraph:
     """GES (Chickering 2002) with the BDeu score, :mod:`causaleval.ges`; no tests.
 
@@ -176,7 +288,7 @@ def ges(data: pd.DataFrame, *, ci_test: str, alpha: float, seed: int) -> CausalG
     return kit_ges(data, score="bdeu").graph
 
 
-@register_learner("ges_causallearn", output="CPDAG", library="causal-learn")
+@register_learner("ges_causallearn", output="CPDAG", library="causal-learn", constant_columns=True)
 def ges_causallearn(data: pd.DataFrame, *, ci_test: str, alpha: float, seed: int) -> CausalGraph:
     """GES (Chickering 2002) with causal-learn's discrete BDeu local score; no tests.
 
@@ -192,7 +304,7 @@ def ges_causallearn(data: pd.DataFrame, *, ci_test: str, alpha: float, seed: int
     return CausalGraph.from_causallearn(result["G"], name="ges_causallearn")
 
 
-@register_learner("mmhc", output="DAG", library="causaleval + pgmpy")
+@register_learner("mmhc", output="DAG", library="causaleval + pgmpy", constant_columns=True)
 def mmhc(data: pd.DataFrame, *, ci_test: str, alpha: float, seed: int) -> CausalGraph:
     """MMHC (Tsamardinos, Brown, Aliferis 2006); ``ci_test`` is ``chi_square`` or ``g_test``."""
     from causaleval.mmhc import mmhc as fast_mmhc

@@ -39,12 +39,39 @@ from causaleval.graphs import CausalGraph
 TESTS = ("chi_square", "g_test")
 
 
+#: the most states a variable may take: a test counts a (stratum, x, y) table of up to
+#: n * MAX_STATES**2 cells
+MAX_STATES = 256
+
+
+def state_codes(data: pd.DataFrame) -> np.ndarray:
+    """The boundary of the tests: ``data``'s non-negative integer codes, re-coded densely per
+    column (the sorted distinct codes become 0..r-1; already dense codes are unchanged, and
+    since only the levels seen count, gaps never changed a test), as an ``int64`` matrix.
+
+    Refuses a negative code and a column of more than :data:`MAX_STATES` states, naming the
+    column (a code of 1e9 would otherwise size every table by it)."""
+    codes = data.to_numpy(dtype=np.int64)
+    for j, name in enumerate(data.columns):
+        column = codes[:, j]
+        if column.size and column.min() < 0:
+            raise ValueError(f"mmhc data: column {str(name)!r} holds the negative code {int(column.min())}; "
+                             "expected state codes 0, 1, ...")
+        levels, dense = np.unique(column, return_inverse=True)
+        if len(levels) > MAX_STATES:
+            raise ValueError(f"mmhc data: column {str(name)!r} takes {len(levels)} distinct states; expected at "
+                             f"most {MAX_STATES} (a discrete variable, not a continuous one)")
+        codes[:, j] = dense.reshape(-1)
+    return codes
+
+
 class DiscreteData:
-    """Integer codes (columns 0..k-1 of an ``int64`` matrix) with each variable's cardinality."""
+    """Integer codes (columns 0..k-1 of an ``int64`` matrix, :func:`state_codes`) with each
+    variable's cardinality."""
 
     def __init__(self, data: pd.DataFrame):
         self.names = [str(c) for c in data.columns]
-        self.codes = data.to_numpy(dtype=np.int64)
+        self.codes = state_codes(data)
         self.cards = self.codes.max(axis=0) + 1
 
     def ci_test(self, x: int, y: int, zs: tuple[int, ...], test: str = "chi_square") -> tuple[float, int, float]:
