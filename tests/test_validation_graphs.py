@@ -321,3 +321,61 @@ def test_large_graphs_get_their_class_and_a_true_cycle_as_witness():
     cycle = batch[1].witness().removeprefix("the directed cycle ").split(" -> ")
     assert cycle[0] == cycle[-1] and len(cycle) > 2
     assert all(batch[1].matrix[batch[1].index(a), batch[1].index(b)] == 1 for a, b in zip(cycle, cycle[1:]))
+
+
+# ---------------------------------------------------------------------- labelled matrices
+def _labelled(labels, rows=None):
+    import pandas as pd
+
+    return pd.DataFrame([[0, 1], [0, 0]], index=rows or labels, columns=labels)
+
+
+@pytest.mark.parametrize("build", [
+    lambda df: CausalGraph.from_adjacency(df, ["a", "b"]),
+    lambda df: CausalGraph(("a", "b"), df),
+], ids=["from_adjacency", "constructor"])
+def test_a_labelled_matrix_is_aligned_by_its_labels(build):
+    """Row b, column a set means b -> a, whatever the DataFrame's order (it was read by
+    position, giving a -> b)."""
+    assert build(_labelled(["b", "a"])).edges() == ["b -> a"]
+    assert build(_labelled(["a", "b"])).edges() == ["a -> b"]
+
+
+@pytest.mark.parametrize("frame,culprits", [
+    (_labelled([0, 1]), ["row labels ['0', '1'] are not the nodes ['a', 'b']"]),
+    (_labelled(["a", "c"]), ["row labels ['a', 'c']"]),
+    (_labelled(["a", "a"], rows=["a", "b"]), ["column labels ['a', 'a'] are not the nodes"]),
+], ids=["unlabelled", "other node", "repeated label"])
+def test_a_matrix_labelled_otherwise_than_the_nodes_is_refused(frame, culprits):
+    _refused(lambda: CausalGraph.from_adjacency(frame, ["a", "b"], name="lab"), "graph 'lab'", *culprits)
+
+
+@pytest.mark.parametrize("metric", [M.edge_roc_auc, M.edge_pr_auc])
+@pytest.mark.parametrize("scores,message", [
+    ({"a": 1}, r"edge scores for graph 'dag': got a dict; expected a 3x3 matrix"),
+    ([["x"] * 3] * 3, r"edge scores for graph 'dag': not a matrix of numbers"),
+], ids=["dict", "text"])
+def test_edge_scores_of_the_wrong_kind_are_refused(metric, scores, message):
+    with pytest.raises(ValueError, match=message):
+        metric(DAG, scores)
+
+
+# ---------------------------------------------------------------------- SID bounds
+@pytest.mark.parametrize("truth,learned,culprits", [
+    (DAG, CYCLE, ["learned graph 'cyc'", "directed cycle a -> b -> c -> a"]),
+    (DAG, _g("pag", "a o-> b", "b -> c"), ["learned graph 'pag'", "partially oriented edge a o-> b"]),
+    (_g("cpdag-truth", "a - b"), DAG, ["truth graph 'cpdag-truth'", "needs a DAG", "undirected edge a - b"]),
+    (DAG, CausalGraph.from_edges(["a->b", "b->d"], name="other"), ["missing ['c']"]),
+], ids=["cycle", "PAG", "CPDAG truth", "other nodes"])
+def test_sid_bounds_refuses_graphs_the_sid_is_not_defined_on(truth, learned, culprits):
+    """A learned cycle scored sid_min = sid_max = 0 with members 0 (a perfect score), and a
+    PAG was read as a CPDAG."""
+    from causaleval.metrics import sid_bounds
+
+    _refused(lambda: sid_bounds(truth, learned), *culprits)
+
+
+def test_sid_bounds_still_reads_bidirected_edges_as_pc_conflicts():
+    from causaleval.metrics import sid_bounds
+
+    assert sid_bounds(DAG, _g("pc", "a <-> b", "b -> c", "a -> c"))["members"] >= 1

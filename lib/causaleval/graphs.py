@@ -637,11 +637,27 @@ def _lookup(index: dict[str, int], node: Any, label: str) -> int:
 
 
 def _square(matrix: Any, nodes: tuple[str, ...], label: str) -> np.ndarray:
-    """One validated read-only N x N mark matrix (:func:`mark_stack` on a stack of one)."""
+    """One validated read-only N x N mark matrix (:func:`mark_stack` on a stack of one).
+
+    A labelled matrix (a pandas DataFrame) is aligned by its labels, never read by position:
+    its row and column labels (as strings) must each be the nodes, in any order."""
+    if hasattr(matrix, "index") and hasattr(matrix, "columns"):
+        matrix = _aligned(matrix, nodes, label)
     m = np.asarray(matrix)
     if m.ndim != 2:
         raise GraphError(f"{label}: expected a square {len(nodes)}x{len(nodes)} matrix, got shape {m.shape}")
     return mark_stack(m[None], nodes, (), label)[0]
+
+
+def _aligned(frame: Any, nodes: tuple[str, ...], label: str) -> np.ndarray:
+    """The values of a DataFrame ``frame`` with rows and columns put in ``nodes`` order by label."""
+    axes = {"row": [str(v) for v in frame.index], "column": [str(v) for v in frame.columns]}
+    for axis, labels in axes.items():
+        if sorted(labels) != sorted(nodes):
+            raise GraphError(f"{label}: the matrix's {axis} labels {labels} are not the nodes {list(nodes)}; a "
+                             "DataFrame is aligned by its labels (pass .to_numpy() to read it in node order)")
+    rows, cols = ([labels.index(v) for v in nodes] for labels in axes.values())
+    return np.asarray(frame)[np.ix_(rows, cols)]
 
 
 def _permutation(current: Sequence[str], target: Sequence[str], label: str) -> list[int]:

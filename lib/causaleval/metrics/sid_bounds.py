@@ -17,6 +17,9 @@ extension (PC's conflicting orientations, written as bidirected edges and read h
 undirected) has no member: it is scored through the fallback extension of
 :func:`causaleval.extensions.consistent_extension` and reported with ``members = 0``.
 A class past the enumeration limit gets NaN bounds and ``members = -1``, never a guess.
+The graphs are checked as by the other metrics (:mod:`causaleval.metrics._checks`): the
+truth must be a DAG, and the learned graph (its bidirected edges read as undirected) a
+DAG or PDAG; a directed cycle or a circle mark (a PAG) is refused, naming the graph.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from causaleval.graphs import CausalGraph
+from causaleval.metrics._checks import CPDAGS, DAGS, graph_pair, require_class
 from causaleval.metrics.structural import sid
 
 
@@ -43,6 +47,8 @@ def sid_bounds(truth: CausalGraph, learned: CausalGraph) -> dict[str, float | in
     from causaleval.extensions import NoExtension, TooManyOrientations, consistent_extension, mec_members
 
     pdag = as_pdag(learned)
+    truth_batch, _, _ = graph_pair("sid_bounds", truth, pdag, CPDAGS)
+    require_class(truth_batch, DAGS, "truth", "sid_bounds")
     if pdag.is_dag():
         members = [pdag]
     else:

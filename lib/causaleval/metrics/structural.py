@@ -378,7 +378,14 @@ def _edge_scores(truth: CausalGraph, scores: Any, counting: str) -> tuple[np.nda
         if missing:
             raise ValueError(f"edge scores: no rows or columns for nodes {missing} of graph {truth.name!r}")
         scores = scores.loc[list(truth.nodes), list(truth.nodes)].to_numpy(float)
-    s = np.asarray(scores, dtype=float)
+    if isinstance(scores, (dict, str, bytes)) or not hasattr(scores, "__len__"):
+        raise ValueError(f"edge scores for graph {truth.name!r}: got a {type(scores).__name__}; expected a "
+                         f"{truth.n}x{truth.n} matrix (an array in the graph's node order, or a DataFrame "
+                         "labelled by the nodes)")
+    try:
+        s = np.asarray(scores, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"edge scores for graph {truth.name!r}: not a matrix of numbers ({err})") from None
     if s.shape != (truth.n, truth.n):
         raise ValueError(f"edge scores of shape {s.shape} for graph {truth.name!r} with {truth.n} nodes")
     if not np.isfinite(s).all():
