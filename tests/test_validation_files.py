@@ -361,3 +361,63 @@ def test_missing_covariate_is_noted_at_load_and_refused_when_discretized(tmp_pat
     assert "covariate rows: 1 missing value(s)" in data.notes
     with pytest.raises(ValueError, match=r"kdl/postgres: 1 finished run\(s\) without a 'rows' value"):
         discretize(data.complete(), 3, columns=["rows", "runtime"])
+
+
+# ---------------------------------------------------------------------------- treatment and subject kinds
+def test_kdl_treatment_mixing_flags_and_numbers_names_the_culprit(tmp_path):
+    """The culprit True was not named; the message listed the valid levels '0', '1', '2'."""
+    frame = _postgres(tmp_path / "pg").astype({"Index_Level": object})
+    frame.loc[5, "Index_Level"] = "True"
+    frame.to_csv(tmp_path / "pg" / "postgres" / KDL_FILE, index=False)
+    with pytest.raises(DataFileError, match=r"treatment 'index_level' holds the True/False values \['True'\] "
+                                            r"\(line \[7\]\) among numbers; expected numeric levels only or True/False only"):
+        load_kdl("postgres", tmp_path / "pg")
+    _jdk(tmp_path / "jdk")
+    path = tmp_path / "jdk" / "jdk" / "results.csv"
+    frame = pd.read_csv(path).astype({"debug": object})
+    frame["debug"] = frame["debug"].map({0: "False", 1: "True"})
+    frame.loc[3, "debug"] = "1"
+    frame.to_csv(path, index=False)
+    with pytest.raises(DataFileError, match=r"treatment 'debug' holds the numbers \['1'\] \(line \[5\]\) "
+                                            r"among True/False values"):
+        load_kdl("jdk", tmp_path / "jdk")
+
+
+def test_kdl_subject_ids_stay_text(tmp_path):
+    """Ids 001, 1 and 01 were read as the number 1 and reported as duplicates."""
+    frame = _postgres(tmp_path)
+    frame["URL"] = frame["URL"].map({"q0": "001", "q1": "1", "q2": "01"})
+    frame.to_csv(tmp_path / "postgres" / KDL_FILE, index=False)
+    data = load_kdl("postgres", tmp_path)
+    assert sorted(set(data.frame["url"])) == ["001", "01", "1"]
+
+
+# ---------------------------------------------------------------------------- IBM scores that are not finite
+@pytest.mark.parametrize("which,truth,estimate,message", [
+    ("population", "sample_id,y0,y1\na,0,-1e-7\nb,0,-1e-7\n", None,
+     r"population scores for ufid 'u2': terms \['enormse'\] are not finite"),
+    ("individual", "sample_id,y0,y1\na,0,-1e-7\nb,0,-1e-7\n", None,
+     r"individual scores for ufid 'u2': terms \['enormse'\] are not finite"),
+    ("individual", "sample_id,y0,y1\na,-1e308,1e308\nb,0,2\n", None,
+     r"individual scores for ufid 'u2': terms \['bias', 'mse'\] are not finite"),
+    ("individual", None, "sample_id,y0,y1\na,-1e308,1e308\nb,0,2\n",
+     r"individual scores for ufid 'u2': terms \['bias', 'mse', 'enormse'\] are not finite"),
+], ids=["true effect -DELTA, population", "true effect -DELTA, individual", "overflowing truth", "overflowing estimate"])
+def test_ibm_scores_that_are_not_finite_are_refused(ibm_files, which, truth, estimate, message):
+    """A true effect of exactly -DELTA made ENoRMSE inf; finite y0, y1 whose difference
+    overflows made RMSE inf."""
+    if truth:
+        (ibm_files / "cf" / "u2_cf.csv").write_text(truth)
+    if estimate:
+        (ibm_files / "ind" / "u2.csv").write_text(estimate)
+    score = ibm.score_population if which == "population" else ibm.score_individual
+    with pytest.raises(ValueError, match=message):
+        score(ibm_files / ("pop.csv" if which == "population" else "ind"), ibm_files / "cf")
+
+
+@pytest.mark.parametrize("folder", ["predictions", "cf/x_cf.csv"])
+def test_ibm_a_folder_where_a_file_is_expected_is_called_a_folder(ibm_files, folder):
+    (ibm_files / folder).mkdir()
+    predictions = ibm_files / ("predictions" if folder == "predictions" else "pop.csv")
+    with pytest.raises(IsADirectoryError, match=rf"{ibm_files / folder}: a folder, not a file"):
+        ibm.score_population(predictions, ibm_files / "cf")

@@ -135,7 +135,8 @@ def load_kdl(
             f"KDL {domain} data not found at {path}. Put the file from the KDL software-systems "
             f"data sets (Gentzel, Garant, Jensen 2019; UMass Amherst Knowledge Discovery "
             f"Laboratory) there, or pass data_dir= the folder holding {schema.file}.")
-    table = read_table(path, sep=None, row_names=True, allow_truncated=allow_truncated)
+    table = read_table(path, sep=None, row_names=True, allow_truncated=allow_truncated,
+                       text=lambda column: canonical(column) == schema.subject)  # ids 001 and 1 differ
     frame, notes = _match_columns(table.frame, schema, path)
     notes = [*table.notes, *notes]
     check_keys(table, [schema.subject, schema.trial, *schema.treatments], frame)
@@ -251,7 +252,16 @@ def _to_flags(frame: pd.DataFrame, schema: KdlSchema, table: Table) -> tuple[pd.
             notes.append(f"treatment {t}: True/False read as 1/0")
         elif not pd.api.types.is_numeric_dtype(column):
             mapped = column.astype(str).str.strip().str.lower().map(_BOOLEAN)
-            unknown = mapped.isna().to_numpy()
+            number = pd.to_numeric(column, errors="coerce").notna().to_numpy()
+            flag = mapped.notna().to_numpy()
+            if number.any() and flag.any():  # the fewer kind is the culprit
+                culprit, kind, other = ((flag, "True/False values", "numbers") if flag.sum() <= number.sum()
+                                        else (number, "numbers", "True/False values"))
+                bad = sorted(column[culprit].astype(str).unique())[:5]
+                raise DataFileError(f"{table.path}: treatment {t!r} holds the {kind} {bad} "
+                                    f"({table.where(np.flatnonzero(culprit))}) among {other}; expected numeric "
+                                    "levels only or True/False only")
+            unknown = ~flag & ~number
             if unknown.any():
                 bad = sorted(column[unknown].astype(str).unique())[:5]
                 raise DataFileError(f"{table.path}: treatment {t!r} has values {bad} "

@@ -34,7 +34,7 @@ import json
 import re
 import shlex
 import zlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,6 +72,8 @@ def read_bytes(path: str | Path, expected: str = "a header line and rows") -> by
     """The file's bytes, decompressed when it ends in ``.gz``; refused when missing, empty
     (``expected`` says what it should hold), or a truncated or corrupt gzip stream."""
     path = Path(path)
+    if path.is_dir():
+        raise IsADirectoryError(f"{path}: a folder, not a file; expected a file holding {expected}")
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such file")
     data = path.read_bytes()
@@ -109,7 +111,8 @@ def read_manifest(path: str | Path, required: Mapping[str, type | tuple[type, ..
 
 def read_table(
     path: str | Path, *, sep: str | None = ",", required: Sequence[str] = (), exact: bool = False,
-    numeric: Sequence[str] = (), nonnegative: Sequence[str] = (), text: Sequence[str] = (),
+    numeric: Sequence[str] = (), nonnegative: Sequence[str] = (),
+    text: Sequence[str] | Callable[[str], bool] = (),
     row_names: bool = False, allow_truncated: bool = False,
 ) -> Table:
     """Read a delimited text file (optionally ``.gz``) by the rules of this module.
@@ -118,7 +121,8 @@ def read_table(
     (the text R's ``write.table`` writes). ``row_names=True`` accepts R's row names (every
     data row one field longer than the header; the names are dropped). Columns are named as in
     the header; ``required``, ``numeric``, ``nonnegative`` and ``text`` (read as strings, so
-    an identifier ``007`` stays ``"007"``) refer to those names.
+    an identifier ``007`` stays ``"007"``) refer to those names; ``text`` may also be a
+    predicate on the header's names (for a layout whose column names vary in case).
     """
     path = Path(path)
     data = read_bytes(path)
@@ -147,7 +151,7 @@ def read_table(
         data = data.rstrip(b"\r\n") + b"\n"
     try:
         frame = pd.read_csv(io.BytesIO(data), sep=sep, low_memory=False, skip_blank_lines=False,
-                            dtype={c: str for c in text} or None)
+                            dtype=_text_dtypes(header, text) or None)
     except UnicodeDecodeError as err:
         _decode(path, data)  # names the line
         raise DataFileError(f"{path}: bytes that are not UTF-8 text; expected a UTF-8 text file") from err
@@ -165,6 +169,11 @@ def read_table(
     _check_field_counts(table, data, sep, len(header) + has_row_names)
     check_numbers(table, numeric, nonnegative)
     return table
+
+
+def _text_dtypes(header: Sequence[str], text: Sequence[str] | Callable[[str], bool]) -> dict[str, type]:
+    """``read_csv``'s dtype mapping reading the ``text`` columns as strings."""
+    return {c: str for c in header if text(c)} if callable(text) else {c: str for c in text}
 
 
 def check_keys(table: Table, keys: Sequence[str], frame: pd.DataFrame | None = None,

@@ -178,11 +178,29 @@ def population_statistics(truth: pd.DataFrame, estimates: pd.DataFrame) -> pd.Da
     e, e_hat = truth["effect"], est["effect_size"]
     width = est["ri"] - est["li"]
     bias = e_hat - e
-    return pd.DataFrame({
-        "size": truth["size"].astype(int), "effect": e, "effect_size": e_hat, "bias": bias,
-        "enormse": 1.0 - (e_hat + DELTA) / (e + DELTA),
-        "coverage": ((est["li"] <= e) & (e <= est["ri"])).astype(float),
-        "cic": bias.abs() / width, "encis": width / (e.abs() + DELTA)})
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        stats = pd.DataFrame({
+            "size": truth["size"].astype(int), "effect": e, "effect_size": e_hat, "bias": bias,
+            "enormse": 1.0 - (e_hat + DELTA) / (e + DELTA),
+            "coverage": ((est["li"] <= e) & (e <= est["ri"])).astype(float),
+            "cic": bias.abs() / width, "encis": width / (e.abs() + DELTA)})
+    return _finite_terms(stats, "population")
+
+
+def _finite_terms(stats: pd.DataFrame, kind: str) -> pd.DataFrame:
+    """``stats`` (one row per ufid), or a ValueError naming the first ufid with a term that is
+    not finite. The framework adds DELTA to avoid a division by zero (paper 002, eq. 2) but
+    does not define ENoRMSE for a true effect of exactly -DELTA (e + DELTA = 0), nor any
+    score whose arithmetic overflows (y1 - y0 or e_hat - e past the float range)."""
+    bad = ~np.isfinite(stats.to_numpy(float))
+    if bad.any():
+        row = int(np.flatnonzero(bad.any(axis=1))[0])
+        columns = [c for c, b in zip(stats.columns, bad[row]) if b]
+        raise ValueError(f"{kind} scores for ufid {stats.index[row]!r}: terms {columns} are not finite; "
+                         f"ENoRMSE is undefined for a true effect of exactly -DELTA = {-DELTA} (e + DELTA = 0) "
+                         f"and a difference of values near the float limit overflows; expected an instance "
+                         f"whose scores are finite ({int(bad.any(axis=1).sum())} ufid(s) fail)")
+    return stats
 
 
 def population_scores(stats: pd.DataFrame) -> tuple[pd.Series, pd.DataFrame]:
@@ -217,10 +235,12 @@ def individual_statistics(truth: Mapping[str, pd.DataFrame], estimates: Mapping[
             raise ValueError(f"individual predictions for {ufid}: missing or infinite y0 or y1 values")
         if not np.isfinite(gt[["y0", "y1"]].to_numpy(float)).all():
             raise ValueError(f"counterfactual truth for {ufid}: missing or infinite y0 or y1 values")
-        e, e_hat = gt["y1"] - gt["y0"], est["y1"] - est["y0"]
-        rows[ufid] = {"size": len(gt), "bias": float((e_hat - e).mean()), "mse": float(((e_hat - e) ** 2).mean()),
-                      "enormse": float(((1 - (e_hat + DELTA) / (e + DELTA)) ** 2).mean())}
-    return pd.DataFrame.from_dict(rows, orient="index")
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            e, e_hat = gt["y1"] - gt["y0"], est["y1"] - est["y0"]
+            rows[ufid] = {"size": len(gt), "bias": float((e_hat - e).mean()),
+                          "mse": float(((e_hat - e) ** 2).mean()),
+                          "enormse": float(((1 - (e_hat + DELTA) / (e + DELTA)) ** 2).mean())}
+    return _finite_terms(pd.DataFrame.from_dict(rows, orient="index"), "individual")
 
 
 def individual_scores(stats: pd.DataFrame) -> tuple[pd.Series, pd.DataFrame]:
