@@ -951,3 +951,97 @@ def refutation_table(data: pd.DataFrame, *, n_simulations: int, seed: int) -> pd
     rows.append({"test": "data subset, DoWhy given an integer seed", "estimate": bug.estimate,
                  "DoWhy new effect": bug.new_effect, "DoWhy p-value": bug.p_value})
     return pd.DataFrame(rows).set_index("test")
+
+
+# ============================================================ the report's claims and agreement tables
+#: verdict of a claim from the percentage audit's verdict (a truncated or rounded-up percentage
+#: still follows from its count; a percentage without a count cannot be checked)
+_PERCENT_HOLDS = {"follows": True, "rounded down": True, "rounded up": True, "does not follow": False,
+                  "no count": None}
+_CHENG_HOLDS = {"consistent with Table III": True, "contradicted by Table III": False}
+
+
+def _fraction(row: Mapping[str, Any]) -> str:
+    return f"{row['count']:.0f}/{row['denominator']:.0f} = {row['computed %']:.1f}%"
+
+
+def _percent_reason(row: Mapping[str, Any], denominators: Sequence[float]) -> str:
+    """A computed reason why a stated percentage differs from 100 count / denominator, or ``""``:
+    rounding (a truncated or rounded-up value within a point), or another denominator the text
+    uses elsewhere from which the percentage does follow."""
+    if row["verdict"] in ("rounded down", "rounded up"):
+        how = "truncated" if row["verdict"] == "rounded down" else "rounded up"
+        return f"{_fraction(row)}, {how} to {row['percent']:.0f} instead of rounded to the nearest integer"
+    others = [d for d in denominators if d != row["denominator"] and abs(100 * row["count"] / d - row["percent"]) <= 0.5]
+    if row["verdict"] == "does not follow" and others:
+        d = others[0]
+        return (f"{row['percent']:.0f}% follows from {row['count']:.0f}/{d:.0f} = {100 * row['count'] / d:.1f}% (a "
+                f"denominator the text uses elsewhere), not from the printed {_fraction(row)}")
+    return ""
+
+
+def claims(audit: pd.DataFrame, claim_audit: pd.DataFrame, calibrated: float,
+           simulated: Mapping[str, Any]) -> pd.DataFrame:
+    """The papers' statements tested here, one row each (index ``claim``; ``statement``,
+    ``verdict`` True / False / None when untestable, ``evidence``):
+
+    * every percentage Gentzel et al. (2019) state, from :func:`percentage_audit` (holds when
+      it follows from its count and denominator, rounded or truncated);
+    * Cheng et al.'s (2022) statements about their tools, from :func:`table3_claim_audit`;
+    * Shimoni et al.'s (2018, Sec. 2.4.4) "CIC should approach 0.95" for a reliable 95%
+      interval, against :func:`calibrated_cic` and the simulated normal interval ``simulated``
+      (a row of :func:`interval_summary`: ``coverage``, ``coverage 95% CI``, ``CIC``)."""
+    rows = []
+    denominators = sorted(audit["denominator"].dropna().unique())
+    for i, r in enumerate(audit.to_dict("records"), start=1):
+        holds = _PERCENT_HOLDS[r["verdict"]]
+        reason = _percent_reason(r, denominators) if holds is False else ""
+        evidence = ("the text gives no count to recompute it from" if holds is None
+                    else f"{_fraction(r)} ({r['verdict']})" + (f"; {reason}" if reason else ""))
+        rows.append({"claim": f"gentzel_percentage_{i:02d}",
+                     "statement": f"Gentzel et al. Sec. {r['section']:g}: \"{r['text']}\"",
+                     "verdict": holds, "evidence": evidence})
+    for i, (reading, r) in enumerate(claim_audit.iterrows(), start=1):
+        holds = _CHENG_HOLDS.get(r["verdict"])
+        evidence = (f"{r['verdict']}: the statement says the tools' metrics are {r['expected']}; their ticks in "
+                    f"Table III: {r['Table III ticks']}" if holds is not None
+                    else f"{r['verdict']}: none of its metrics is a Table III row")
+        rows.append({"claim": f"cheng_tools_{i}", "statement": f"Cheng et al. Sec. V (reading {i}): {reading}",
+                     "verdict": holds, "evidence": evidence})
+    rows.append({"claim": "shimoni_cic_0_95",
+                 "statement": "Shimoni et al. Sec. 2.4.4: the CIC (eq. 6) of a reliable 95% interval "
+                              "\"should approach 0.95\"",
+                 "verdict": bool(abs(calibrated - 0.95) < 0.05),
+                 "evidence": f"a calibrated 95% normal interval has CIC sqrt(2/pi) / (2 x 1.96) = {calibrated:.3f}; "
+                             f"simulated normal intervals cover {simulated['coverage']:.3f} (95% CI "
+                             f"{simulated['coverage 95% CI']}) with CIC {simulated['CIC']:.3f}"})
+    return pd.DataFrame(rows).set_index("claim")
+
+
+def agreement(totals: pd.DataFrame, audit: pd.DataFrame, checks: pd.DataFrame, calibrated: float,
+              simulated: Mapping[str, Any]) -> pd.DataFrame:
+    """Every printed number compared with a computed one: Gentzel et al.'s Table 1 totals
+    (:func:`printed_totals`), the percentages of their text (:func:`percentage_audit`; those
+    without a count are not compared), the counts their text and tables relate
+    (:func:`count_checks`), and Shimoni et al.'s 0.95 for CIC against :func:`calibrated_cic`.
+    ``status``: *matches* (a percentage: the computed one rounds to it), *differs, explained*
+    (``reason`` computed: rounding, another denominator of the text, or the CIC of a calibrated
+    interval), else *differs, unexplained*."""
+    rows = [{"source": "Gentzel et al. Table 1", "cell": f"Total, {line}", "paper": float(r["total"]),
+             "ours": float(r["computed"]), "status": "matches" if r["follows"] else "differs, unexplained",
+             "reason": ""} for line, r in totals.iterrows()]
+    denominators = sorted(audit["denominator"].dropna().unique())
+    for r in audit[audit["count"].notna()].to_dict("records"):
+        reason = _percent_reason(r, denominators)
+        status = "matches" if r["verdict"] == "follows" else ("differs, explained" if reason else "differs, unexplained")
+        rows.append({"source": f"Gentzel et al. Sec. {r['section']:g}", "cell": r["text"], "paper": float(r["percent"]),
+                     "ours": float(r["computed %"]), "status": status, "reason": reason})
+    rows += [{"source": "Gentzel et al. counts", "cell": check, "paper": float(r["stated"]),
+              "ours": float(r["computed"]), "status": "matches" if r["holds"] else "differs, unexplained",
+              "reason": ""} for check, r in checks.iterrows()]
+    rows.append({"source": "Shimoni et al. Sec. 2.4.4", "cell": "CIC of a reliable 95% interval", "paper": 0.95,
+                 "ours": calibrated, "status": "differs, explained",
+                 "reason": f"a calibrated 95% normal interval gives E|e_hat - e| / (r - l) = sqrt(2/pi) / (2 x 1.96) = "
+                           f"{calibrated:.3f}; 0.95 is its coverage (simulated: {simulated['coverage']:.3f}, 95% CI "
+                           f"{simulated['coverage 95% CI']})"})
+    return pd.DataFrame(rows)
