@@ -69,8 +69,8 @@ CASES = {
     "one row fci": ("fci", DISCRETE.iloc[:1], dict(ci_test="g_test"), r"'fci': found 1 rows, expected at least 2"),
     "one row ges": ("ges", DISCRETE.iloc[:1], {}, r"'ges': found 1 rows, expected at least 2"),
     "zero rows mmhc": ("mmhc", DISCRETE.iloc[:0], dict(ci_test="g_test"), r"found 0 rows"),
-    "fisher z on 2 rows": ("pc", CONTINUOUS.iloc[:2], {}, r"found 2 rows, expected at least 5 \(Fisher z on 3"),
-    "fisher z on p + 1 rows": ("fci", CONTINUOUS.iloc[:4], {}, r"found 4 rows, expected at least 5"),
+    "fisher z on 2 rows": ("pc", CONTINUOUS.iloc[:2], {}, r"found 2 rows, expected at least 4 \(Fisher z's statistic"),
+    "fisher z on 3 rows": ("fci", CONTINUOUS.iloc[:3], {}, r"'fci': found 3 rows, expected at least 4"),
     "fisher z with inf": ("pc", CONTINUOUS.assign(a=CONTINUOUS["a"].where(CONTINUOUS.index != 3, np.inf)), {},
                           r"infinite values in columns \['a'\]"),
     "names '1' and 1": ("pc", DISCRETE.set_axis(["1", 1, "c"], axis=1), dict(ci_test="chi_square"),
@@ -89,8 +89,11 @@ def test_degenerate_learner_data_is_refused(name, data, kwargs, message):
         learn(name, data, **kwargs)
 
 
-def test_fisher_z_on_p_plus_two_rows_runs():
-    assert learn("pc", CONTINUOUS.iloc[:5]).nodes == ("a", "b", "c")
+def test_fisher_z_runs_from_four_rows_and_in_the_small_sample_regime():
+    """Four rows define the marginal tests; 20 rows of 20 variables (Emezue et al. 2023) run."""
+    assert learn("pc", CONTINUOUS.iloc[:4]).nodes == ("a", "b", "c")
+    wide = pd.DataFrame(np.random.default_rng(1).normal(size=(20, 20))).add_prefix("x")
+    assert learn("pc", wide).nodes == tuple(wide.columns)
 
 
 @pytest.mark.parametrize("score", ["bic", "bge"])

@@ -133,20 +133,23 @@ def library_versions() -> dict[str, str]:
     return {pkg: version(pkg) for pkg in ("pgmpy", "causal-learn", "gadjid", "numpy", "pandas")}
 
 
-#: the fewest rows each kind of learner data needs (see :func:`min_rows`)
+#: the fewest rows of learner data: Fisher z's marginal tests, discrete tests and scores
+MIN_ROWS_FISHER_Z = 4
 MIN_ROWS_DISCRETE = 2
 
 
-def min_rows(n_columns: int, fisher_z: bool) -> int:
-    """The fewest rows for which every test or score of a learner is defined.
+def min_rows(fisher_z: bool) -> int:
+    """The fewest rows for which a learner's first tests or scores are defined.
 
-    Fisher z (Fisher 1921) tests rho(X, Y | Z) = 0 with ``sqrt(n - |Z| - 3) * atanh(r)``;
-    conditioning sets reach ``|Z| = p - 2`` variables, so ``n >= p + 2`` leaves at least one
-    degree of freedom in every test (causal-learn fails with a "math domain error" below
-    ``n = |Z| + 3``). Discrete tests and scores (chi-square, G, BDeu, BIC) need a column
-    that can take two values, hence two rows (pgmpy's BIC refuses fewer).
+    Fisher z (Fisher 1921) tests rho(X, Y | Z) = 0 with ``sqrt(n - |Z| - 3) * atanh(r)``, so
+    its marginal tests (``|Z| = 0``) need ``n >= 4`` (causal-learn fails with a bare "math
+    domain error" below ``n = 3``). Every conditioning set of up to ``p - 2`` variables would
+    need ``n >= p + 1``; that would refuse the small-sample regime PC is run in (Emezue et
+    al. 2023: 20 rows, 20 variables), where causal-learn's test at ``|Z| = n - 3`` has
+    statistic 0 and separates the pair. Discrete tests and scores (chi-square, G, BDeu, BIC)
+    need a column that can take two values, hence two rows (pgmpy's BIC refuses fewer).
     """
-    return n_columns + 2 if fisher_z else MIN_ROWS_DISCRETE
+    return MIN_ROWS_FISHER_Z if fisher_z else MIN_ROWS_DISCRETE
 
 
 def _check_data(data: pd.DataFrame, fisher_z: bool = False, constant_columns: bool = True,
@@ -170,10 +173,10 @@ def _check_data(data: pd.DataFrame, fisher_z: bool = False, constant_columns: bo
         raise ValueError(f"learner {learner!r}: columns {non_numeric} are not {kind}")
     if data.isna().any().any():
         raise ValueError(f"learner {learner!r}: missing values in {list(data.columns[data.isna().any()])}")
-    need = min_rows(data.shape[1], fisher_z)
+    need = min_rows(fisher_z)
     if len(data) < need:
-        why = (f"Fisher z on {data.shape[1]} variables needs n >= p + 2" if fisher_z
-               else "discrete tests and scores need a column that can vary")
+        why = ("Fisher z's statistic sqrt(n - |Z| - 3) * atanh(r) needs n >= 4 for its marginal tests"
+               if fisher_z else "discrete tests and scores need a column that can vary")
         raise ValueError(f"learner {learner!r}: found {len(data)} rows, expected at least {need} ({why})")
     if fisher_z:
         infinite = [c for c in data.columns if not np.isfinite(data[c].to_numpy(float)).all()]
