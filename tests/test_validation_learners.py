@@ -107,7 +107,8 @@ def test_kit_ges_with_gaussian_scores_needs_three_rows(score):
 @pytest.mark.parametrize("codes,message", [
     ([0, -1, 1], r"column 'a' holds the negative code -1; expected state codes 0, 1"),
     (list(range(MAX_STATES + 1)), rf"column 'a' takes {MAX_STATES + 1} distinct states; expected at most {MAX_STATES}"),
-], ids=["negative", "too many states"])
+    ([], r"found 0 rows of columns \['a', 'b'\]"),
+], ids=["negative", "too many states", "no rows"])
 def test_mmhc_state_codes_are_refused_naming_the_column(codes, message):
     with pytest.raises(ValueError, match=message):
         state_codes(pd.DataFrame({"a": codes, "b": 0}))

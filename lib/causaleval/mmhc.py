@@ -52,9 +52,11 @@ def state_codes(data: pd.DataFrame) -> np.ndarray:
     Refuses a negative code and a column of more than :data:`MAX_STATES` states, naming the
     column (a code of 1e9 would otherwise size every table by it)."""
     codes = data.to_numpy(dtype=np.int64)
+    if len(codes) == 0:
+        raise ValueError(f"mmhc data: found 0 rows of columns {list(map(str, data.columns))}; expected at least one")
     for j, name in enumerate(data.columns):
         column = codes[:, j]
-        if column.size and column.min() < 0:
+        if column.min() < 0:
             raise ValueError(f"mmhc data: column {str(name)!r} holds the negative code {int(column.min())}; "
                              "expected state codes 0, 1, ...")
         levels, dense = np.unique(column, return_inverse=True)
