@@ -370,7 +370,8 @@ def test_kdl_treatment_mixing_flags_and_numbers_names_the_culprit(tmp_path):
     frame.loc[5, "Index_Level"] = "True"
     frame.to_csv(tmp_path / "pg" / "postgres" / KDL_FILE, index=False)
     with pytest.raises(DataFileError, match=r"treatment 'index_level' holds the True/False values \['True'\] "
-                                            r"\(line \[7\]\) among numbers; expected numeric levels only or True/False only"):
+                                            r"\(line \[7\]\) among numbers; expected numeric levels only or "
+                                            r"True/False only"):
         load_kdl("postgres", tmp_path / "pg")
     _jdk(tmp_path / "jdk")
     path = tmp_path / "jdk" / "jdk" / "results.csv"
@@ -402,7 +403,8 @@ def test_kdl_subject_ids_stay_text(tmp_path):
      r"individual scores for ufid 'u2': terms \['bias', 'mse'\] are not finite"),
     ("individual", None, "sample_id,y0,y1\na,-1e308,1e308\nb,0,2\n",
      r"individual scores for ufid 'u2': terms \['bias', 'mse', 'enormse'\] are not finite"),
-], ids=["true effect -DELTA, population", "true effect -DELTA, individual", "overflowing truth", "overflowing estimate"])
+], ids=["true effect -DELTA, population", "true effect -DELTA, individual", "overflowing truth",
+        "overflowing estimate"])
 def test_ibm_scores_that_are_not_finite_are_refused(ibm_files, which, truth, estimate, message):
     """A true effect of exactly -DELTA made ENoRMSE inf; finite y0, y1 whose difference
     overflows made RMSE inf."""

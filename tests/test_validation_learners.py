@@ -134,7 +134,8 @@ def test_mmhc_negative_codes_are_refused_through_learn():
 
 # ------------------------------------------------------------------ declared output
 @pytest.mark.parametrize("output,edges,message", [
-    ("DAG", ["a - b"], r"learner 'h11_out' is declared output='DAG' but returned a CPDAG/PDAG .* undirected edge a - b"),
+    ("DAG", ["a - b"], r"learner 'h11_out' is declared output='DAG' but returned a CPDAG/PDAG .* "
+                       r"undirected edge a - b"),
     ("DAG", ["a -> b", "b -> c", "c -> a"], r"declared output='DAG' but returned .* directed cycle a -> b -> c -> a"),
     ("DAG", ["a <-> b"], r"declared output='DAG' but returned .* bidirected edge a <-> b"),
     ("CPDAG", ["a o-> b"], r"declared output='CPDAG' but returned the circle-marked edge a o-> b"),

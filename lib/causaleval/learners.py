@@ -160,7 +160,8 @@ def _check_data(data: pd.DataFrame, fisher_z: bool = False, constant_columns: bo
     Fisher z, finite), no missing value, and no constant column unless ``constant_columns``."""
     if not isinstance(data, pd.DataFrame) or data.shape[1] < 2:
         found = f"shape {data.shape}" if isinstance(data, pd.DataFrame) else type(data).__name__
-        raise ValueError(f"learner {learner!r}: data must be a DataFrame with at least two variable columns, got {found}")
+        raise ValueError(f"learner {learner!r}: data must be a DataFrame with at least two variable columns, "
+                         f"got {found}")
     names = [str(c) for c in data.columns]
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
