@@ -44,13 +44,13 @@ def test_front_page_shows_every_study_with_its_verdicts(index):
     for name in ("asia_mag_nced", "software_tvd", "over_under_specification", "survey_metric_tables"):
         assert f'id="{name}"' in text
     claims = site.read_claims(FIGURES / "02_software_tvd")
-    assert claims is not None and set(claims["verdict"]) <= {"holds", "does not hold", "not tested"}
+    assert claims is not None and set(claims["verdict"]) <= {"holds", "does not hold", "undecided", "not tested"}
     assert f"{(claims['verdict'] == 'holds').sum()} holds" in text
 
 
 @pytest.mark.parametrize("cell, expected", [
     (True, "holds"), ("False", "does not hold"), (None, "not tested"), (float("nan"), "not tested"),
-    ("partly", "partly"),
+    ("Undecided", "undecided"), ("partly", "partly"),
 ])
 def test_verdict_cells_are_read_as_words(cell, expected):
     assert site.verdict(cell) == expected

@@ -7,8 +7,8 @@ is built from what the studies wrote, never from prose:
 * the notebook's title and its first paragraph (what it reproduces);
 * the verdicts of the study's ``claims`` table (``<figures>/<study>/claims.csv``): one row per
   paper claim with a ``statement``, a verdict column (``verdict``, or ``holds here`` with
-  True / False / empty) and its ``evidence``; a verdict reads *holds*, *does not hold* or
-  *not tested*;
+  True / False / empty) and its ``evidence``; a verdict reads *holds*, *does not hold*,
+  *undecided* (a statistical claim its interval does not decide) or *not tested*;
 * the agreement with the paper's cells from ``agreement.csv`` when the study writes one (a
   ``status`` column whose values are counted, e.g. *matches*, *differs, explained*,
   *unexplained*);
@@ -52,7 +52,8 @@ class StudyPage:
 
 
 def verdict(value: Any) -> str:
-    """``holds`` / ``does not hold`` / ``not tested`` from a claims table's verdict cell."""
+    """``holds`` / ``does not hold`` / ``undecided`` / ``not tested`` from a claims table's
+    verdict cell (other words are kept, in lower case)."""
     if value is None or (isinstance(value, float) and pd.isna(value)) or value is pd.NA:
         return "not tested"
     text = str(value).strip().lower()
@@ -149,7 +150,7 @@ def _front_page(pages: list[StudyPage]) -> str:
 <style>
 body {{ font-family: sans-serif; max-width: 70em; margin: 2em auto; padding: 0 1em; }}
 table {{ border-collapse: collapse; margin: 0.5em 0; }} td, th {{ border: 1px solid #bbb; padding: 0.2em 0.5em; vertical-align: top; }}
-.holds {{ color: #176117; }} .does-not-hold {{ color: #a11; }} .not-tested {{ color: #666; }}
+.holds {{ color: #176117; }} .does-not-hold {{ color: #a11; }} .undecided {{ color: #8a5a00; }} .not-tested {{ color: #666; }}
 img {{ max-width: 22em; border: 1px solid #ddd; margin: 0.2em; }}
 </style></head><body>
 <h1>causaleval: reproduced studies</h1>
