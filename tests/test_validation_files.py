@@ -423,3 +423,16 @@ def test_ibm_a_folder_where_a_file_is_expected_is_called_a_folder(ibm_files, fol
     predictions = ibm_files / ("predictions" if folder == "predictions" else "pop.csv")
     with pytest.raises(IsADirectoryError, match=rf"{ibm_files / folder}: a folder, not a file"):
         ibm.score_population(predictions, ibm_files / "cf")
+
+
+def test_floats_read_back_bit_for_bit(tmp_path):
+    """The IBM files the kit writes are read back exactly (pandas' default parser can be one ULP off)."""
+    import numpy as np
+    import pandas as pd
+
+    from causaleval.datasets.readers import read_table
+
+    values = np.random.default_rng(0).random(500) / 3
+    path = tmp_path / "floats.csv"
+    pd.DataFrame({"id": [f"u{i}" for i in range(500)], "x": values}).to_csv(path, index=False)
+    assert (read_table(path, text=["id"]).frame["x"].to_numpy() == values).all()

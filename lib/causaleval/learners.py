@@ -46,6 +46,7 @@ import numpy as np
 import pandas as pd
 
 from causaleval.graphs import CIRCLE, CLASS_TEXT, CausalGraph, GraphClass, GraphError
+from causaleval.plugins import check_name
 
 CI_TESTS = {"fisher_z": "fisherz", "chi_square": "chisq", "g_test": "gsq"}
 
@@ -82,18 +83,11 @@ def register_learner(name: str, output: str, library: str = "user",
         raise ValueError(f"learner {name!r}: output {output!r} is not a graph class; expected one of {GRAPH_CLASSES}")
 
     def wrap(fn: LearnerFn) -> LearnerFn:
-        known = LEARNERS.get(name)
-        if known is not None and _origin(known.fn) != _origin(fn):
-            raise ValueError(f"learner {name!r} is already registered by {_origin(known.fn)}; "
-                             f"{_origin(fn)} must choose another name")
+        check_name("learner", name, LEARNERS[name].fn if name in LEARNERS else None, fn)
         LEARNERS[name] = Learner(name, fn, output, library, constant_columns)
         return fn
 
     return wrap
-
-
-def _origin(fn: Callable) -> str:
-    return f"{fn.__module__}.{fn.__qualname__}"
 
 
 def get_learner(name: str) -> Learner:

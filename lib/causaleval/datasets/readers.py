@@ -150,8 +150,10 @@ def read_table(
     if data.endswith((b"\n\n", b"\n\r\n")):
         data = data.rstrip(b"\r\n") + b"\n"
     try:
+        # round_trip: every float exactly as written (the default parser can be one ULP off,
+        # so a file the kit wrote would not read back bit for bit)
         frame = pd.read_csv(io.BytesIO(data), sep=sep, low_memory=False, skip_blank_lines=False,
-                            dtype=_text_dtypes(header, text) or None)
+                            dtype=_text_dtypes(header, text) or None, float_precision="round_trip")
     except UnicodeDecodeError as err:
         _decode(path, data)  # names the line
         raise DataFileError(f"{path}: bytes that are not UTF-8 text; expected a UTF-8 text file") from err

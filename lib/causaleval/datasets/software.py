@@ -21,7 +21,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from causaleval import paths
 from causaleval.datasets.factorial import FactorialData, binarize, select_treatments
