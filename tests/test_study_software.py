@@ -180,3 +180,13 @@ def test_the_cache_key_of_the_domains_changes_with_their_data():
     changed = dataclasses.replace(domain, data=dataclasses.replace(domain.data, frame=frame))
     assert S.data_fingerprint([domain]) == S.data_fingerprint([domain])
     assert S.data_fingerprint([changed]) != S.data_fingerprint([domain])
+
+
+def test_a_pc_graph_with_a_directed_cycle_gets_its_fallback_dags_sid_as_bounds():
+    from causaleval import CausalGraph
+
+    truth = CausalGraph.from_edges(["a->b", "b->c"])
+    cyclic = CausalGraph.from_edges(["a->b", "b->c", "c->a"])
+    assert S.class_sid_bounds(truth, cyclic, 2.0) == {"sid_min": 2.0, "sid_max": 2.0, "members": 0}
+    cpdag = CausalGraph.from_edges(["a - b", "b - c"])
+    assert S.class_sid_bounds(truth, cpdag, 9.0)["members"] == 3

@@ -40,7 +40,8 @@ from causaleval.datasets.networks import check_network, draw_sample, load_networ
 from causaleval.datasets.user import read_observations, resolve
 from causaleval.datasets.factorial import discretize
 from causaleval.extensions import consistent_extension, interventional_tables
-from causaleval.graphs import CausalGraph, to_cpdag
+from causaleval.graphs import CausalGraph, GraphClass, to_cpdag
+from causaleval.metrics.sid_bounds import as_pdag
 from causaleval.learners import learn
 from causaleval.parallel import run_trials
 from causaleval.sampling import dirichlet_network, forward_sample, pseudo_observational, random_dag
@@ -350,11 +351,22 @@ def _figure2_dag(index: int, *, n_nodes: int, expected_neighbours: float, cards:
         dag = consistent_extension(graph)  # the DAG TVD uses under the "extension" rule
         estimate = interventional_tables(graph, sample, pairs, rule=fit["cpdag_rule"],
                                          smoothing=fit["smoothing"], ess=fit["ess"], cards=node_cards)
+        sid = float(metrics.sid(truth_dag, dag))
         rows.append({"dag": index, "learner": learner, "edges": int(truth_dag.directed_matrix().sum()),
-                     "shd": structural_hamming(truth_dag, graph), "sid": float(metrics.sid(truth_dag, dag)),
-                     **metrics.sid_bounds(truth_dag, graph),
+                     "shd": structural_hamming(truth_dag, graph), "sid": sid,
+                     **class_sid_bounds(truth_dag, graph, sid),
                      "tvd": metrics.total_tvd(truth, estimate), "tvd_true_dag": baseline})
     return rows
+
+
+def class_sid_bounds(truth: CausalGraph, learned: CausalGraph, fallback_sid: float) -> dict[str, float | int]:
+    """:func:`causaleval.metrics.sid_bounds` of the learned graph, or, for a PC output with a
+    directed cycle (which has no equivalence class), the SID of the fallback DAG the study
+    fits for TVD as both bounds with ``members`` 0, the same convention ``sid_bounds`` uses
+    for a PDAG without a consistent extension; :func:`measure_summary` counts these graphs."""
+    if as_pdag(learned).graph_class in (GraphClass.DAG, GraphClass.PDAG):
+        return metrics.sid_bounds(truth, learned)
+    return {"sid_min": fallback_sid, "sid_max": fallback_sid, "members": 0}
 
 
 def structural_hamming(truth: CausalGraph, learned: CausalGraph) -> int:
@@ -443,7 +455,8 @@ def measure_summary(results: pd.DataFrame) -> pd.DataFrame:
                      "SHD 0, true DAG TVD range": _span(exact["tvd_true_dag"]),
                      "SHD 0, SID > 0": int((exact["sid"] > 0).sum()),
                      "SHD 0, SID min > 0": int((exact["sid_min"] > 0).sum()),
-                     "classes past the limit": int((g["members"] < 0).sum())})
+                     "classes past the limit": int((g["members"] < 0).sum()),
+                     "no class (fallback DAG's SID)": int((g["members"] == 0).sum())})
     return pd.DataFrame(rows).set_index("learner")
 
 
