@@ -80,3 +80,9 @@ def test_front_page_loads_in_headless_chromium_without_console_errors(index, req
     assert shot.is_file() and shot.stat().st_size > 10_000, result.stderr[-2000:]
     console = [line for line in result.stderr.splitlines() if "CONSOLE" in line or "Uncaught" in line]
     assert not console, console
+
+
+def test_the_summary_is_plain_text_without_links_relative_to_the_notebook():
+    nb = {"cells": [{"cell_type": "markdown", "source": ["# Study 9: X\n", "\n",
+                                                          "Reproduces *A paper* (see [refs](../REFERENCES.md)) `code`."]}]}
+    assert site._title_and_summary(nb) == ("Study 9: X", "Reproduces A paper (see refs) code.")

@@ -112,7 +112,14 @@ def _title_and_summary(nb: dict[str, Any]) -> tuple[str, str]:
     lines = "".join(first["source"]).splitlines() if first else []
     title = next((ln.lstrip("# ").strip() for ln in lines if ln.startswith("#")), "untitled")
     body = "\n".join(ln for ln in lines if not ln.startswith("#")).strip()
-    return title, body.split("\n\n")[0].strip()
+    return title, _plain(body.split("\n\n")[0].strip())
+
+
+def _plain(markdown: str) -> str:
+    """Markdown of a notebook's first paragraph as plain text: link text without its target
+    (links are relative to the notebook, not the site), no emphasis or code marks."""
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", markdown)
+    return re.sub(r"(\*\*|\*|`)", "", text)
 
 
 def build(out: Path | None = None, notebooks: dict[str, Path] | None = None,
