@@ -31,7 +31,9 @@ SURVEY = paths.NOTEBOOKS / "04_survey_metric_tables.ipynb"
     # range
     (ASIA, "n_graphs", "0", "0 (int)", "expected int >= 1"),
     (ASIA, "ks[1]", "[0.1, 1.5]", "1.5 (float)", "expected float in [0, 1]"),
-    (ASIA, "alpha", ".nan", "nan (float)", "expected finite float in [0, 1]"),
+    (ASIA, "alpha", ".nan", "nan (float)", "expected finite float in (0, 1)"),
+    (ASIA, "alpha", "0", "0 (int)", "expected float in (0, 1)"),
+    (ASIA, "n_jobs", "0", "0 (int)", "expected int >= -1 other than 0"),
     (SURVEY, "acic_sizes[1]", "[null, 0]", "0 (int)", "expected int >= 1"),
     (SURVEY, "acic_sizes", "[]", "[] (list)", "of at least 1 item"),
     # choice
@@ -59,8 +61,8 @@ def test_bad_parameters_are_refused_naming_study_parameter_value_and_expectation
 
 
 def test_good_values_pass_and_a_parameter_given_twice_is_refused():
-    assert cli.parse_overrides(ASIA, [("alpha", "1"), ("latent", "[smoke, lung]"), ("output_dir", "null")]) == {
-        "alpha": 1, "latent": ["smoke", "lung"], "output_dir": None}
+    assert cli.parse_overrides(ASIA, [("ks", "[0, 1]"), ("latent", "[smoke, lung]"), ("output_dir", "null")]) == {
+        "ks": [0, 1], "latent": ["smoke", "lung"], "output_dir": None}  # ints where floats are declared
     assert cli.parse_overrides(SURVEY, [("acic_sizes", "[null, 100]")]) == {"acic_sizes": [None, 100]}
     params.check("02_software_tvd", {"outcomes": {"jdk": ["num_bytecode_ops"]}})  # the NN_ name works too
     with pytest.raises(params.ParameterError, match="parameter n_graphs is given twice"):

@@ -19,8 +19,8 @@ DEFAULTS = dict(network="asia", latent=["smoke"], second_network="sachs", n_samp
     ({"algorithms": ["pcc"]}, r"algorithms\[0\] = 'pcc'"), ({"ks": [1.2]}, r"ks\[0\] = 1.2"),
     ({"n_graphs": 0}, "n_graphs = 0"), ({"counting": "both"}, "counting = 'both'"),
     ({"sensitivity_ci_tests": ["chi"]}, r"sensitivity_ci_tests\[0\] = 'chi'"),
-    ({"alpha": 0.0}, r"parameter alpha: alpha=0.0 lies outside \(0, 1\)"),
-    ({"sensitivity_alphas": [0.05, 1.0]}, r"sensitivity_alphas: alpha=1.0 lies outside \(0, 1\)"),
+    ({"alpha": 0.0}, r"parameter alpha = 0.0 \(float\): expected float in \(0, 1\)"),
+    ({"sensitivity_alphas": [0.05, 1.0]}, r"parameter sensitivity_alphas\[1\] = 1.0 \(float\): expected float in \(0, 1\)"),
     ({"sensitivity_graphs": 0}, "sensitivity_graphs = 0"),
 ])
 def test_bad_parameters_are_named(change, msg):

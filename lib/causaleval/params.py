@@ -14,7 +14,9 @@ Every study notebook ``notebooks/NN_<study>.ipynb`` has a schema beside it,
   ``bool``, ``None``, ``list[T]``, ``dict[K, V]`` and unions ``T | U``. A bool is not an
   int, and a string where a list is expected is refused (never iterated character by
   character): write ``-p latent '[smoke]'``.
-* ``min`` / ``max`` (inclusive) bound every number inside the value, ``choices`` (a list)
+* ``min`` / ``max`` (inclusive) and ``above`` / ``below`` (exclusive) bound every number
+  inside the value, ``not`` (a list) excludes values (``n_jobs: {type: int, min: -1, not: [0]}``),
+  ``choices`` (a list)
   or ``choices_from`` (``module:attribute``, a collection, a mapping's keys, or a function
   returning one) restrict every scalar inside it, ``min_items`` bounds every list's length.
 
@@ -42,7 +44,7 @@ import yaml
 from causaleval import paths
 
 _SCALARS = {"int", "float", "str", "bool", "None"}
-_KEYS = {"type", "min", "max", "choices", "choices_from", "min_items"}
+_KEYS = {"type", "min", "max", "above", "below", "not", "choices", "choices_from", "min_items"}
 
 
 class ParameterError(ValueError):
@@ -108,6 +110,9 @@ class Spec:
     choices: tuple[Any, ...] | None = None
     choices_from: str | None = None
     min_items: int | None = None
+    above: float | None = None
+    below: float | None = None
+    excluded: tuple[Any, ...] = ()
 
     def allowed(self) -> tuple[Any, ...] | None:
         """The allowed scalars (``choices`` or ``choices_from`` resolved now, not cached: a
@@ -125,12 +130,16 @@ class Spec:
         """A scalar type with this spec's constraints, in words: ``int >= 1``."""
         text = kind
         if kind in ("int", "float"):
-            if self.min is not None and self.max is not None:
-                text += f" in [{self.min}, {self.max}]"
-            elif self.min is not None:
-                text += f" >= {self.min}"
-            elif self.max is not None:
-                text += f" <= {self.max}"
+            low = ("[", self.min) if self.min is not None else ("(", self.above) if self.above is not None else None
+            high = ("]", self.max) if self.max is not None else (")", self.below) if self.below is not None else None
+            if low and high:
+                text += f" in {low[0]}{low[1]}, {high[1]}{high[0]}"
+            elif low:
+                text += f" {'>=' if low[0] == '[' else '>'} {low[1]}"
+            elif high:
+                text += f" {'<=' if high[0] == ']' else '<'} {high[1]}"
+        if self.excluded:
+            text += " other than " + ", ".join(map(repr, self.excluded))
         allowed = self.allowed() if kind != "None" else None
         if allowed is not None:
             text += " among " + ", ".join(map(repr, allowed))
@@ -162,7 +171,8 @@ def _spec(name: str, entry: Any, source: Path) -> Spec:
         raise ValueError(f"{where}: {err}") from None
     choices = entry.get("choices")
     return Spec(name, t, entry.get("min"), entry.get("max"), tuple(choices) if choices is not None else None,
-                entry.get("choices_from"), entry.get("min_items"))
+                entry.get("choices_from"), entry.get("min_items"), entry.get("above"), entry.get("below"),
+                tuple(entry.get("not", ())))
 
 
 def schema_path(study: str) -> Path:
@@ -245,8 +255,12 @@ def _problem(spec: Spec, t: Type, value: Any, where: str) -> tuple[str, Any, str
     if t.kind == "None":
         return None
     if t.kind in ("int", "float"):
-        if (spec.min is not None and value < spec.min) or (spec.max is not None and value > spec.max):
+        if ((spec.min is not None and value < spec.min) or (spec.max is not None and value > spec.max)
+                or (spec.above is not None and value <= spec.above)
+                or (spec.below is not None and value >= spec.below)):
             return where, value, spec.leaf(t.kind)
+    if value in spec.excluded:
+        return where, value, spec.leaf(t.kind)
     allowed = spec.allowed()
     if allowed is not None and value not in allowed:
         return where, value, spec.leaf(t.kind)

@@ -41,8 +41,7 @@ def check_params(p: dict[str, Any]) -> None:
     ``notebooks/01_asia_mag_nced.params.yaml``), then what a schema cannot state: each network
     is a shipped name or a readable file (:mod:`causaleval.datasets.networks`), an edge list
     comes with observations that fit it and hold enough rows for the disjoint samples, every
-    latent variable is a node of ``network``, and a significance level lies strictly between
-    0 and 1."""
+    latent variable is a node of ``network``."""
     params.check(STUDY, p)
     sizes = {"n_samples": (p["n_samples"], p["n_graphs"])}
     if "sensitivity_sample_sizes" in p:
@@ -56,10 +55,6 @@ def check_params(p: dict[str, Any]) -> None:
     truth = network_graph(p["network"])
     for v in p["latent"]:
         truth.index(v)
-    for key, alphas in (("alpha", [p["alpha"]]), ("sensitivity_alphas", p.get("sensitivity_alphas", []))):
-        for a in alphas:
-            if not 0 < a < 1:
-                raise ValueError(f"parameter {key}: alpha={a} lies outside (0, 1)")
 
 
 # ---------------------------------------------------------------------- learning
