@@ -401,16 +401,23 @@ def figure2(pairs: pd.DataFrame) -> Any:
 
 
 def figure3(distributions: pd.DataFrame, pair: Sequence[str]) -> Any:
-    """The ATE distribution of ``pair`` on Sachs per method: the mass at each distinct value."""
+    """The ATE distribution of ``pair`` on Sachs per method: a stem of height = mass at each
+    distinct value (the distributions are discrete), on a common symmetric axis at least
+    [-0.5, 0.5] wide, so a distribution with all its mass at one value stays readable."""
     import matplotlib.pyplot as plt
 
     methods = list(dict.fromkeys(distributions["method"]))
     fig, axes = plt.subplots(len(methods), 1, figsize=(6, 1.4 * len(methods)), sharex=True, squeeze=False)
-    lo, hi = distributions["ate"].min(), distributions["ate"].max()
-    width = max(hi - lo, 1e-3) / 80
+    reach = max(0.5, 1.1 * float(distributions["ate"].abs().max()))
     for ax, method in zip(axes[:, 0], methods):
         g = distributions[distributions["method"] == method]
-        ax.bar(g["ate"], g["mass"], width=width, color="C0" if method.startswith("MEC") else "C1")
+        color = "C0" if method.startswith("MEC") else "C1"
+        ax.vlines(g["ate"], 0, g["mass"], color=color, lw=2)
+        ax.plot(g["ate"], g["mass"], "o", color=color, ms=4)
+        top = g.loc[g["mass"].idxmax()]
+        ax.annotate(f"{top['mass']:.2f} at {top['ate']:.3g}", (0.99, 0.8), xycoords="axes fraction",
+                    ha="right", fontsize=7)
+        ax.set_xlim(-reach, reach)
         ax.set_ylim(0, 1.05)
         ax.set_ylabel(PAPER_NAMES.get(method, method), rotation=0, ha="right", fontsize=8)
     axes[-1, 0].set_xlabel(f"ATE of {pair[0]} on {pair[1]} (z-scored data)")
