@@ -10,7 +10,7 @@ class's DAGs. Two rules, chosen by a parameter (``cpdag_rule``) in the studies:
 * ``"mec_average"``: the average of ``P(O | do(T))`` over every member of the class
   (every acyclic orientation of the undirected edges that adds no v-structure), fitted
   to the same data; exact but exponential in the size of the largest connected set of
-  undirected edges (capped at ``MAX_UNDIRECTED`` edges).
+  undirected edges (capped at ``2^MAX_UNDIRECTED`` candidate members in all).
   A PDAG without members is fitted through the fallback extension instead.
 
 A DAG passes through unchanged. A PDAG with no consistent extension (PC can return one)
@@ -20,6 +20,7 @@ falls back to an orientation along a topological order (see :func:`consistent_ex
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterable, Mapping
 
 import numpy as np
@@ -133,8 +134,8 @@ def mec_members(graph: CausalGraph, limit: int = MAX_UNDIRECTED) -> list[CausalG
     The undirected edges fall into connected components; a v-structure or cycle made by
     orienting one component's edges involves only that component's edges, so each
     component's valid orientations are enumerated on their own (``2^k`` for a component
-    of ``k`` edges, at most ``limit``), and their combinations are checked once more as a
-    whole (for PDAGs that are not CPDAGs)."""
+    of ``k`` edges, at most ``limit``), and their combinations, at most ``2^limit`` of them,
+    are checked once more as a whole (for PDAGs that are not CPDAGs)."""
     directed = graph.directed_matrix()
     skeleton = graph.skeleton()
     base_v = _v_structures(directed, skeleton)  # a v-structure needs non-adjacent ends
@@ -153,6 +154,10 @@ def mec_members(graph: CausalGraph, limit: int = MAX_UNDIRECTED) -> list[CausalG
             if _is_acyclic(d) and _v_structures(d, skeleton) == base_v:
                 valid.append(oriented)
         options.append(valid)
+    total = math.prod(map(len, options))
+    if total > 2 ** limit:
+        raise TooManyOrientations(f"graph {graph.name!r}: its components combine into {total:,} candidate "
+                                  f"members, past the limit of 2^{limit}")
     members = []
     for choice in itertools.product(*options):
         d = directed.copy()
