@@ -25,9 +25,10 @@ class _WithPlugins:
     plugins: tuple[str, ...]
 
     def __call__(self, **kwargs: Any) -> Any:
-        from causaleval.plugins import load
+        from causaleval.plugins import load, loaded
 
-        load(list(self.plugins))
+        if not set(self.plugins) <= set(loaded()):  # once per worker process
+            load(list(self.plugins))
         return self.fn(**kwargs)
 
 

@@ -110,12 +110,15 @@ def _load_one(plugin: object) -> ModuleType:
             registry.clear()
             registry.update(entries)
         raise PluginError(f"plugin {plugin!r} failed to import: {type(err).__name__}: {err}") from err
-    _LOADED.setdefault(plugin, digest)
+    if digest:
+        _LOADED.setdefault(plugin, digest)
     return module
 
 
 def _import_module(name: str) -> tuple[ModuleType, str]:
     """Import a module plugin; its digest is of the source file as found just before."""
+    if name in sys.modules:  # imported before: its digest is the one recorded then
+        return sys.modules[name], ""
     spec = importlib.util.find_spec(name)
     source = Path(spec.origin) if spec and spec.origin and Path(spec.origin).is_file() else None
     digest = hashlib.sha256(source.read_bytes() if source else name.encode()).hexdigest()
@@ -129,10 +132,10 @@ def _import_file(path: Path) -> tuple[ModuleType, str]:
     if path.suffix != ".py" or not path.is_file():
         raise PluginError(f"plugin file {str(path)!r} does not exist or is not a .py file")
     name = f"causaleval_plugin_{path.stem}_{hashlib.sha256(str(path).encode()).hexdigest()[:8]}"
+    if name in sys.modules:  # imported before: its digest is the one recorded then
+        return sys.modules[name], ""
     source = path.read_bytes()
     digest = hashlib.sha256(source).hexdigest()
-    if name in sys.modules:
-        return sys.modules[name], digest
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
