@@ -95,8 +95,10 @@ def test_output_dir_sends_non_default_runs_away_from_figures(tmp_path, monkeypat
     monkeypatch.setenv("CAUSALEVAL_FIGURES", str(tmp_path / "figs"))
     monkeypatch.setattr(paths, "RUNS", tmp_path / "runs")
     study = "01_asia_mag_nced"
-    assert report.output_dir(study, None, {"n_graphs": 10, "latent": ["smoke"]}) == tmp_path / "figs" / study
-    changed = {"n_graphs": 3, "latent": ["smoke"]}
+    defaults = params.defaults(ASIA)
+    at_defaults = {"n_graphs": defaults["n_graphs"], "latent": defaults["latent"]}
+    assert report.output_dir(study, None, at_defaults) == tmp_path / "figs" / study
+    changed = {**at_defaults, "n_graphs": defaults["n_graphs"] + 1}
     assert report.output_dir(study, None, changed) == (
         tmp_path / "runs" / "asia_mag_nced" / f"papermill-{report.parameter_hash(changed)}" / "figures")
     assert report.output_dir(study, None, {"seed": True}) != tmp_path / "figs" / study  # True is not 0

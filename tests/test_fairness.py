@@ -86,6 +86,6 @@ def test_reconstruction_error_matches_scikit_learn_and_converges_to_the_populati
 
 
 def test_population_covariance_of_a_chain():
-    scm = F.LinearSCM.from_equations({"X1": {}, "X2": {"X1": 2.0}})
+    scm = F.LinearSCM.from_equations({"X1": {}, "X2": {"X1": 2.0}}, intercepts={"X1": 1.0, "X2": 0.5})
     assert scm.covariance() == pytest.approx(np.array([[1.0, 2.0], [2.0, 5.0]]))
-    assert pd.Series(scm.mean()).eq(0).all()
+    assert pd.Series(scm.mean()).to_numpy() == pytest.approx([1.0, 2.5])  # E[X2] = 0.5 + 2 E[X1]

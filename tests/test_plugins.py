@@ -74,7 +74,6 @@ def test_study_1_takes_a_plugin_learner_from_the_command_line(tmp_path):
     """``run asia_mag_nced -p plugins '[...empty_learner.py, ...edge_count_metric.py]' -p algorithms
     '[hc, empty_dag]' -p metrics '[edge count error]'`` at a small size: the plugin's learner gets
     its rows in Tables 1 and 2, the plugin's metric its Table 2 column."""
-    import os
     import subprocess
 
     import pandas as pd
@@ -89,7 +88,7 @@ def test_study_1_takes_a_plugin_learner_from_the_command_line(tmp_path):
         [sys.executable, "-m", "causaleval", "run", "asia_mag_nced",
          "-p", "plugins", "[tests/plugins/empty_learner.py, tests/plugins/edge_count_metric.py]",
          "-p", "metrics", "[edge count error]",
-         "-p", "algorithms", "[hc, empty_dag]", "-p", "output_dir", str(out), "--tag", f"plugin-{os.getpid()}", "--force",
+         "-p", "algorithms", "[hc, empty_dag]", "-p", "output_dir", str(out), "--tag", "test-plugins", "--force",
          *small], cwd=paths.ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     table1 = pd.read_csv(out / "table1_nced_mag.csv")
