@@ -120,7 +120,7 @@ def test_claims_and_agreement(scaling, censoring):
 def test_exact_interval_cic_by_simulation():
     rng = np.random.default_rng(0)
     errors = rng.normal(size=200_000)  # an exact interval e_hat +- 1.96 around a N(e, 1) estimate
-    assert np.mean(np.abs(errors) / (2 * 1.959964)) == pytest.approx(S.exact_interval_cic(), rel=0.01)
+    assert np.mean(np.abs(errors) / (2 * 1.959964)) == pytest.approx(ibm.calibrated_cic(), rel=0.01)
     assert np.mean(np.abs(errors) <= 1.959964) == pytest.approx(0.95, abs=0.005)
 
 

@@ -271,3 +271,12 @@ def score_individual(predictions_dir: str | os.PathLike, cf_dir: str | os.PathLi
     estimates = {p.stem: read_individual(p) for p in sorted(folder.glob("*.csv"))
                  if not p.name.lower().endswith(CF_SUFFIX)}
     return individual_scores(individual_statistics(_truth(cf_dir), estimates))[0]
+
+
+def calibrated_cic(level: float = 0.95) -> float:
+    """CIC (eq. 6 of Shimoni et al. 2018) of a calibrated normal interval: with
+    ``e_hat - e ~ N(0, s^2)`` and width ``2 z s``, ``E|e_hat - e| / (r - l) = s sqrt(2/pi) / (2 z s)
+    = sqrt(2/pi) / (2 z)``, ``z`` the normal quantile of ``0.5 + level / 2`` (0.204 at 95%)."""
+    from scipy import stats
+
+    return float(np.sqrt(2 / np.pi) / (2 * stats.norm.ppf(0.5 + level / 2)))
