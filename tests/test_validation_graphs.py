@@ -379,3 +379,11 @@ def test_sid_bounds_still_reads_bidirected_edges_as_pc_conflicts():
     from causaleval.metrics import sid_bounds
 
     assert sid_bounds(DAG, _g("pc", "a <-> b", "b -> c", "a -> c"))["members"] >= 1
+
+
+def test_shd_cpdag_pairs_checks_its_graphs_like_every_metric():
+    from causaleval.metrics import shd_cpdag_pairs
+
+    one = CausalGraph.from_edges([], nodes=["a"])
+    with pytest.raises(GraphError, match="shd_cpdag_pairs"):
+        shd_cpdag_pairs(one, one)

@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from causaleval.graphs import CausalGraph, GraphBatch, GraphClass, GraphError, GraphLike, as_batch, to_cpdag
+from causaleval.graphs import CausalGraph, GraphBatch, GraphClass, GraphError, GraphLike, to_cpdag
 from causaleval.metrics._checks import ANY_GRAPH, CPDAGS, DAGS, graph_pair, require_class, scored_nodes
 
 COUNTINGS = ("directed", "undirected")
@@ -336,9 +336,14 @@ def shd_pairs(truth: GraphLike, learned: GraphLike) -> float | np.ndarray:
     or kind; a reversed edge costs 1 (gadjid's ``shd``, Tsamardinos et al. 2006). The graphs
     are compared as given; pass CPDAGs to compare equivalence classes."""
     t, m, single = _pair(truth, learned, "shd_pairs")
+    return _out(_pairs_differing(t, m), single)
+
+
+def _pairs_differing(t: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """Per learned graph, the unordered node pairs whose two marks differ from the truth's."""
     t = np.broadcast_to(t, m.shape)
     differs = (t != m) | (np.swapaxes(t, 1, 2) != np.swapaxes(m, 1, 2))
-    return _out(np.triu(differs, k=1).sum(axis=(1, 2)).astype(float), single)
+    return np.triu(differs, k=1).sum(axis=(1, 2)).astype(float)
 
 
 def _adjacency(m: np.ndarray) -> np.ndarray:
@@ -438,7 +443,5 @@ def shd_cpdag_pairs(truth: GraphLike, learned: GraphLike) -> float | np.ndarray:
     :func:`shd_cpdag` reads eq. (5) term by term over ordered pairs, so one pair can cost up
     to 3 there (``a -> b`` for the truth's ``a - b``); here no pair costs more than 1.
     """
-    tb, single = as_batch(truth), isinstance(learned, CausalGraph)
-    lb = as_batch(learned, tb.nodes)
-    pairs = shd_pairs(GraphBatch(tb.nodes, _cpdags(tb)), GraphBatch(tb.nodes, _cpdags(lb)))
-    return _out(np.asarray(pairs), single)
+    tb, lb, single = graph_pair("shd_cpdag_pairs", truth, learned, CPDAGS)
+    return _out(_pairs_differing(_cpdags(tb, "truth"), _cpdags(lb, "learned")), single)
