@@ -25,9 +25,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from causaleval.graphs import CausalGraph, GraphBatch
+from causaleval.learners import GRAPH_CLASSES
 from causaleval.plugins import check_name
 
-GRAPH_TYPES = ("DAG", "CPDAG", "PAG", "MAG")
 BETTER = ("lower", "higher")
 
 MetricFn = Callable[[CausalGraph, GraphBatch], np.ndarray]
@@ -57,13 +57,13 @@ class GraphMetric:
 GRAPH_METRICS: dict[str, GraphMetric] = {}
 
 
-def register_metric(name: str, *, graph_types: tuple[str, ...] = GRAPH_TYPES,
+def register_metric(name: str, *, graph_types: tuple[str, ...] = GRAPH_CLASSES,
                     better: str = "lower") -> Callable[[MetricFn], MetricFn]:
     """Decorator adding ``fn`` to :data:`GRAPH_METRICS` under ``name``; a name is taken once
     (the same function registered again is accepted)."""
-    unknown = [t for t in graph_types if t not in GRAPH_TYPES]
+    unknown = [t for t in graph_types if t not in GRAPH_CLASSES]
     if isinstance(graph_types, str) or unknown or not graph_types:
-        raise ValueError(f"metric {name!r}: graph_types {graph_types!r}; expected a tuple of {GRAPH_TYPES}")
+        raise ValueError(f"metric {name!r}: graph_types {graph_types!r}; expected a tuple of {GRAPH_CLASSES}")
     if better not in BETTER:
         raise ValueError(f"metric {name!r}: better={better!r}; expected one of {BETTER}")
 
