@@ -53,7 +53,7 @@ collect: $(STAMP) system-packages  ## recollect data/software/{sqlite,postgres} 
 	$(PY) -m causaleval collect postgres $(COLLECT_ARGS) --out data/software/postgres
 
 lab: $(STAMP)  ## JupyterLab on notebooks/, 127.0.0.1 only, with a random token (prints the URL)
-	$(PY) -m causaleval.lab
+	$(PY) -m causaleval.app.lab
 
 clean-venv:
 	rm -rf $(VENV)

@@ -9,7 +9,7 @@ DAGs, either (``--posterior mc3``) from the kit's MC3 with the BGe score (the de
 of the study, nearly all DAGs distinct: the worst case for the caches) or (``--posterior mec``)
 drawn uniformly from the true graph's Markov equivalence class (a posterior that has
 concentrated on the right class: the best case). Timed: the kit's
-:class:`causaleval.ate.LinearATE` on the distinct DAGs (memoised adjustment sets, one
+:class:`causaleval.effects.ate.LinearATE` on the distinct DAGs (memoised adjustment sets, one
 regression per (T, Y, Z), batched solves), expanded to all DAGs. Printed: seconds, the
 effects asked for, the adjustment-set searches and the regressions actually solved.
 
@@ -27,8 +27,9 @@ import time
 
 import numpy as np
 
-from causaleval import ate, posteriors
-from causaleval.extensions import mec_members
+from causaleval.effects import ate
+from causaleval.bayes import posteriors
+from causaleval.graphs.extensions import mec_members
 from causaleval.graphs import to_cpdag
 from causaleval.studies import bayesian_cd_ate as S
 

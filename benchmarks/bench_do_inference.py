@@ -4,7 +4,7 @@
 
 ``study:<domain>`` is study 2's consistent model of a collected domain. For each network,
 every ordered pair (T, O) of distinct nodes and every state t of T is
-asked of ``causaleval.bn.DiscreteBN.interventional`` (one table [t, o] per pair) and of
+asked of ``causaleval.effects.bn.DiscreteBN.interventional`` (one table [t, o] per pair) and of
 the anchor, pgmpy's ``CausalInference.query(variables=[O], do={T: t})``, on the same
 network (the shipped BIF tables renormalized to sum to one, as ``bn.from_pgmpy`` does). The script
 prints, per network, the queries asked, how many pgmpy answered, the largest absolute
@@ -22,7 +22,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from causaleval import bn
+from causaleval.effects import bn
 from causaleval.datasets import load_network
 
 
@@ -31,7 +31,9 @@ def study_network(domain: str) -> bn.DiscreteBN:
     sample, at the defaults of the notebook's parameters cell."""
     import ast
 
-    from causaleval import cli, consistent, paths
+    from causaleval import paths
+    from causaleval.app import cli
+    from causaleval.datasets import consistent
     from causaleval.studies import software_tvd as S
 
     declared = cli.declared_parameters(paths.NOTEBOOKS / "02_software_tvd.ipynb")

@@ -1,4 +1,4 @@
-"""GES: the kit's ``causaleval.ges`` vs causal-learn's ``ges`` (BDeu), time and result.
+"""GES: the kit's ``causaleval.learn.ges`` vs causal-learn's ``ges`` (BDeu), time and result.
 
     python benchmarks/bench_ges.py [--samples 3] [--networks 5] [--no-pgmpy]
 
@@ -24,20 +24,22 @@ import warnings
 import pandas as pd
 
 from causaleval import metrics
-from causaleval.ges import ges
+from causaleval.learn.ges import ges
 from causaleval.graphs import CausalGraph
-from causaleval.learners import learn
+from causaleval.learn.learners import learn
 
 
 def notebook_defaults() -> dict:
-    from causaleval import cli, paths
+    from causaleval import paths
+    from causaleval.app import cli
 
     declared = cli.declared_parameters(paths.NOTEBOOKS / "02_software_tvd.ipynb")
     return {name: ast.literal_eval(spec["default"]) for name, spec in declared.items()}
 
 
 def datasets(p: dict, samples: int, networks: int) -> list[tuple[str, pd.DataFrame]]:
-    from causaleval.sampling import dirichlet_network, forward_sample, random_dag
+    from causaleval.effects.sampling import dirichlet_network, random_dag
+    from causaleval.datasets.networks import forward_sample
     from causaleval.studies import software_tvd as S
 
     out = []

@@ -2,7 +2,7 @@
 
     python benchmarks/bench_mmhc.py [--rows 10000] [--pgmpy-timeout 120]
 
-For each network, ``--rows`` samples (seed 0) are learned by ``causaleval.mmhc.mmhc`` and
+For each network, ``--rows`` samples (seed 0) are learned by ``causaleval.learn.mmhc.mmhc`` and
 by pgmpy's ``MmhcEstimator().estimate()`` (the anchor; run in a child process that is
 stopped after ``--pgmpy-timeout`` seconds). Both get integer column labels, so pgmpy's
 tie-breaking does not depend on the hash seed. Printed: seconds, the ratio, and each
@@ -22,8 +22,8 @@ import pandas as pd
 from causaleval import metrics
 from causaleval.datasets import load_network, network_graph
 from causaleval.graphs import CausalGraph
-from causaleval.mmhc import mmhc
-from causaleval.sampling import forward_sample
+from causaleval.learn.mmhc import mmhc
+from causaleval.datasets.networks import forward_sample
 
 
 def _pgmpy(frame: pd.DataFrame, queue: mp.Queue) -> None:

@@ -1,10 +1,10 @@
-"""causaleval.ate: back-door sets and closed-form linear ATEs over many DAGs."""
+"""causaleval.effects.ate: back-door sets and closed-form linear ATEs over many DAGs."""
 
 import networkx as nx
 import numpy as np
 import pytest
 
-from causaleval import ate
+from causaleval.effects import ate
 
 
 def _random_dag(rng, d, p):

@@ -6,11 +6,11 @@ import warnings
 import numpy as np
 import pytest
 
-from causaleval import bn
+from causaleval.effects import bn
 from causaleval.metrics import tvd
 from causaleval.datasets import load_network
 from causaleval.graphs import CausalGraph
-from causaleval.sampling import forward_sample
+from causaleval.datasets.networks import forward_sample
 
 
 def _pgmpy_do(model, treatment, outcome):

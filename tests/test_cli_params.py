@@ -14,7 +14,9 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from causaleval import cli, params, paths, report
+from causaleval import params, paths, report
+from causaleval.app import cli
+from causaleval.studies import studies
 
 ASIA = paths.NOTEBOOKS / "01_asia_mag_nced.ipynb"
 SOFTWARE = paths.NOTEBOOKS / "02_software_tvd.ipynb"
@@ -70,7 +72,7 @@ def test_good_values_pass_and_a_parameter_given_twice_is_refused():
 
 
 def test_every_notebook_has_a_schema_naming_its_parameters_and_accepting_its_defaults():
-    for notebook in cli.studies().values():
+    for notebook in studies().values():
         defaults = params.defaults(notebook)
         assert set(params.schema(notebook.stem)) == set(defaults), notebook.name
         params.check(notebook.stem, defaults)

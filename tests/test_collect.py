@@ -10,7 +10,7 @@ import time
 import pandas as pd
 import pytest
 
-from causaleval import cli
+from causaleval.app import cli
 from causaleval.collect import collect_domain, runner, stackdb, workload
 from causaleval.collect.engine import QueryFailed
 from causaleval.collect.sqlite import SqliteEngine

@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from causaleval import consistent as C
+from causaleval.datasets import consistent as C
 from causaleval.datasets import FactorialData
 from causaleval.datasets.factorial import discretize
-from causaleval.sampling import assignment_probabilities
+from causaleval.datasets.factorial import assignment_probabilities
 
 
 def test_friedman_equals_scipy_for_three_groups_and_handles_ties():

@@ -1,11 +1,11 @@
-"""Effect estimators behind one interface (causaleval.estimators): known effects, causallib
+"""Effect estimators behind one interface (causaleval.effects.estimators): known effects, causallib
 agreement, censoring variants, intervals, registration and bad input."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from causaleval import estimators as E
+from causaleval.effects import estimators as E
 
 
 def confounded(n: int = 3000, seed: int = 0, effect: float = 2.0, censor: bool = False):

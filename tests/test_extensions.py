@@ -4,7 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from causaleval import extensions as X
+from causaleval.effects.extensions import interventional_tables
+from causaleval.graphs import extensions as X
 from causaleval.graphs import CausalGraph, to_cpdag
 
 
@@ -46,13 +47,13 @@ def test_mec_average_of_a_symmetric_pair_mixes_both_directions():
     b = np.where(rng.random(4000) < 0.9, a, 1 - a)
     data = pd.DataFrame({"a": a, "b": b})
     graph = CausalGraph.from_edges(["a - b"])
-    avg = X.interventional_tables(graph, data, [("a", "b")], rule="mec_average")[("a", "b")]
+    avg = interventional_tables(graph, data, [("a", "b")], rule="mec_average")[("a", "b")]
     # a -> b: P(b | do(a)) = P(b | a); b -> a: P(b | do(a)) = P(b); the rule averages them
     cond = pd.crosstab(data.a, data.b, normalize="index").to_numpy()
     marg = np.tile(data.b.value_counts(normalize=True).sort_index().to_numpy(), (2, 1))
     np.testing.assert_allclose(avg, (cond + marg) / 2, atol=1e-3)
     with pytest.raises(ValueError, match="cpdag rule"):
-        X.interventional_tables(graph, data, [("a", "b")], rule="random")
+        interventional_tables(graph, data, [("a", "b")], rule="random")
 
 
 def test_undirected_edge_between_collider_parents_is_no_v_structure():
@@ -68,7 +69,7 @@ def test_mec_average_refuses_a_class_past_the_limit_instead_of_falling_back():
     chain = to_cpdag(CausalGraph.from_edges([f"x{i}->x{i + 1}" for i in range(X.MAX_UNDIRECTED + 1)]))
     data = pd.DataFrame({v: np.zeros(10, dtype=int) for v in chain.nodes})
     with pytest.raises(X.TooManyOrientations, match="past the limit"):
-        X.interventional_tables(chain, data, [("x0", "x1")], rule="mec_average")
+        interventional_tables(chain, data, [("x0", "x1")], rule="mec_average")
 
 
 def test_members_by_component_equal_the_whole_class():
@@ -76,7 +77,7 @@ def test_members_by_component_equal_the_whole_class():
     the given one (checked against every orientation of the undirected edges at once)."""
     import itertools
 
-    from causaleval.sampling import random_dag
+    from causaleval.effects.sampling import random_dag
 
     for seed in range(12):
         dag = random_dag(7, 2.5, seed)

@@ -10,11 +10,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from causaleval.extensions import consistent_extension
-from causaleval.ges import BDeuScore, BGeScore, BICScore, ges
+from causaleval.graphs.extensions import consistent_extension
+from causaleval.learn.ges import BDeuScore, BGeScore, BICScore, ges
 from causaleval.graphs import CausalGraph, to_cpdag
-from causaleval.learners import learn
-from causaleval.sampling import dirichlet_network, forward_sample, random_dag
+from causaleval.learn.learners import learn
+from causaleval.effects.sampling import dirichlet_network, random_dag
+from causaleval.datasets.networks import forward_sample
 
 
 def _network_sample(n_nodes: int, card: int, rows: int, seed: int) -> pd.DataFrame:
@@ -26,7 +27,8 @@ def _network_sample(n_nodes: int, card: int, rows: int, seed: int) -> pd.DataFra
 @functools.cache
 def _study2_samples() -> dict[str, pd.DataFrame]:
     """One pseudo-observational sample per study 2 domain, at notebook 02's defaults."""
-    from causaleval import cli, paths
+    from causaleval import paths
+    from causaleval.app import cli
     from causaleval.studies import software_tvd as S
 
     declared = cli.declared_parameters(paths.NOTEBOOKS / "02_software_tvd.ipynb")

@@ -33,7 +33,7 @@ def _get(url: str, token: str | None) -> tuple[int, bytes]:
 @pytest.fixture
 def lab():
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "causaleval.lab", "--port", str(port)],
+    proc = subprocess.Popen([sys.executable, "-m", "causaleval.app.lab", "--port", str(port)],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         first = proc.stdout.readline()

@@ -3,8 +3,8 @@ import pandas as pd
 import pytest
 from causaleval.datasets import available_networks, load_network, network_graph
 from causaleval.graphs import CausalGraph
-from causaleval.learners import LEARNERS, learn, register_learner
-from causaleval.sampling import forward_sample
+from causaleval.learn.learners import LEARNERS, learn, register_learner
+from causaleval.datasets.networks import forward_sample
 
 
 @pytest.fixture(scope="module")
@@ -78,8 +78,8 @@ def test_hill_climbing_does_not_depend_on_the_hash_seed():
     import subprocess
     import sys
 
-    code = ("from causaleval.datasets import load_network; from causaleval.sampling import forward_sample;"
-            "from causaleval.learners import learn;"
+    code = ("from causaleval.datasets import load_network; from causaleval.datasets.networks import forward_sample;"
+            "from causaleval.learn.learners import learn;"
             "d = forward_sample(load_network('asia'), 10000, seed=0).drop(columns=['smoke']);"
             "print(sorted(learn('hc', d).edges()))")
     outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
@@ -89,7 +89,7 @@ def test_hill_climbing_does_not_depend_on_the_hash_seed():
 
 def test_ges_and_mmhc_adapters_return_named_graphs_of_their_class():
     from causaleval.datasets import load_network
-    from causaleval.sampling import forward_sample
+    from causaleval.datasets.networks import forward_sample
 
     data = forward_sample(load_network("cancer"), 3000, seed=0).astype("int64")
     ges = learn("ges", data)

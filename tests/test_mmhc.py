@@ -8,8 +8,8 @@ import pytest
 from scipy import stats
 
 from causaleval.datasets import load_network
-from causaleval.mmhc import DiscreteData, mmhc, mmpc_skeleton
-from causaleval.sampling import forward_sample
+from causaleval.learn.mmhc import DiscreteData, mmhc, mmpc_skeleton
+from causaleval.datasets.networks import forward_sample
 
 
 @pytest.fixture(scope="module")

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 from causaleval import paths, plugins
-from causaleval.learners import LEARNERS, get_learner
+from causaleval.learn.learners import LEARNERS, get_learner
 
 LEARNER = '''
 from causaleval.graphs import CausalGraph
-from causaleval.learners import register_learner
+from causaleval.learn.learners import register_learner
 
 @register_learner("{name}", output="DAG")
 def empty(data, *, ci_test, alpha, seed):
@@ -167,8 +167,8 @@ def test_the_fingerprint_is_of_the_code_that_ran_not_of_a_later_edit(tmp_path):
     assert plugins.fingerprint() == before
 
 
-@pytest.mark.parametrize("registry", ["causaleval.estimators:register_estimator:aipw",
-                                      "causaleval.posteriors:register_posterior:bootstrap_pc"])
+@pytest.mark.parametrize("registry", ["causaleval.effects.estimators:register_estimator:aipw",
+                                      "causaleval.bayes.posteriors:register_posterior:bootstrap_pc"])
 def test_plugins_cannot_replace_builtin_estimators_or_posteriors(tmp_path, registry):
     module, decorator, name = registry.split(":")
     path = tmp_path / "clash.py"

@@ -1,4 +1,4 @@
-"""causaleval.posteriors: bootstrap PC/GES, MC3 and the registry."""
+"""causaleval.bayes.posteriors: bootstrap PC/GES, MC3 and the registry."""
 
 import itertools
 
@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from causaleval import posteriors as P
-from causaleval.ges import BGeScore
+from causaleval.bayes import posteriors as P
+from causaleval.learn.ges import BGeScore
 from causaleval.graphs import CausalGraph, _is_acyclic, to_cpdag
 
 OPTIONS = dict(pc_alpha=0.05, ges_score="bic", cpdag_rule="random_extension", mc3_burn_in=200, mc3_thin=5)

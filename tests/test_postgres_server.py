@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from test_collect import needs_postgres
 
-from causaleval import cli
+from causaleval.app import cli
 from causaleval.collect import postgres
 
 TINY = ["--subjects", "2", "--trials", "1", "--scale", "0.05"]

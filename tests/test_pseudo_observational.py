@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from causaleval.datasets import FactorialData
-from causaleval.sampling import pseudo_observational
+from causaleval.effects.sampling import pseudo_observational
 
 
 def _factorial(n_subjects=4, k=2, trials=1, covariate=None) -> FactorialData:

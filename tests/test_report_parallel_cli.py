@@ -8,7 +8,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from causaleval import cli, report  # noqa: E402
+from causaleval import report  # noqa: E402
+from causaleval.app import cli  # noqa: E402
+from causaleval.studies import studies  # noqa: E402
 from causaleval.parallel import run_trials  # noqa: E402
 
 
@@ -69,7 +71,7 @@ def test_run_trials_on_a_dask_cluster():
 
 
 def test_cli_lists_studies_and_refuses_unknown_parameters(capsys):
-    assert "asia_mag_nced" in cli.studies()
+    assert "asia_mag_nced" in studies()
     nb = cli.study_notebook("asia_mag_nced")
     assert {"network", "latent", "n_graphs", "ks", "seed"} <= set(cli.declared_parameters(nb))
     assert cli.parse_overrides(nb, [("n_graphs", "3"), ("latent", "[smoke, lung]")]) == {

@@ -4,7 +4,8 @@ tables in ``figures/`` (the suite's CAUSALEVAL_FIGURES is a temporary folder), s
 import pandas as pd
 import pytest
 
-from causaleval import paths, report, site
+from causaleval import paths, report
+from causaleval.app import site
 from causaleval.studies import asia_mag_nced as S1
 from causaleval.studies import over_under_specification as S3
 from causaleval.studies import survey_metric_tables as S4

@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from causaleval import paths, scaffold
+from causaleval import paths
+from causaleval.app import scaffold
 
 COPIED = ("lib", "notebooks", "data/paper_values", "tests/conftest.py", "tests/nbval_sanitize.cfg",
           "pyproject.toml")

@@ -1,10 +1,10 @@
-"""The IBM-style DGP (causaleval.simulation): ground truth, calibration, meta-data, bad input, files."""
+"""The IBM-style DGP (causaleval.effects.simulation): ground truth, calibration, meta-data, bad input, files."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from causaleval import simulation as sim
+from causaleval.effects import simulation as sim
 from causaleval.metrics import ibm
 
 

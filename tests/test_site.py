@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from causaleval import site
+from causaleval.app import site
 
 FIGURES = site.paths.ROOT / "figures"  # the committed outputs (the suite's CAUSALEVAL_FIGURES is a temporary folder)
 

@@ -219,7 +219,7 @@ def test_shd_cpdag_pairs_agrees_with_gadjid_on_cpdags():
     import gadjid
 
     from causaleval.graphs import to_cpdag
-    from causaleval.sampling import random_dag
+    from causaleval.effects.sampling import random_dag
 
     for seed in range(20):
         t, g = random_dag(6, 2.0, seed), random_dag(6, 2.0, seed + 100)

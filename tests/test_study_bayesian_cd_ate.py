@@ -5,7 +5,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from causaleval import params, paths, posteriors
+from causaleval import params, paths
+from causaleval.bayes import posteriors
 from causaleval.graphs import _is_acyclic
 from causaleval.metrics import ate_distribution as ad
 from causaleval.studies import bayesian_cd_ate as S
@@ -125,7 +126,7 @@ def test_a_plugin_adds_a_posterior_method(tmp_path):
     plugin = tmp_path / "empty_posterior.py"
     plugin.write_text(
         "import numpy as np\n"
-        "from causaleval.posteriors import register_posterior\n\n"
+        "from causaleval.bayes.posteriors import register_posterior\n\n"
         "@register_posterior('empty_graph')\n"
         "def empty_graph(data, *, n_samples, seed, options):\n"
         "    return np.zeros((n_samples, data.shape[1], data.shape[1]), bool)\n")

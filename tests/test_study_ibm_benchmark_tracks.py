@@ -4,9 +4,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from causaleval import estimators as E
+from causaleval.effects import estimators as E
 from causaleval import plugins, report
-from causaleval import simulation as sim
+from causaleval.effects import simulation as sim
 from causaleval.metrics import ibm
 from causaleval.studies import ibm_benchmark_tracks as S
 
@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 from sklearn.linear_model import Ridge
 
-from causaleval.estimators import Fit, register_estimator
+from causaleval.effects.estimators import Fit, register_estimator
 
 
 @register_estimator("ridge_t_learner")

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from causaleval import metrics, paths, report
-from causaleval.consistent import over_specified, under_specified
+from causaleval.datasets.consistent import over_specified, under_specified
 from causaleval.graphs import CausalGraph
 from causaleval.studies import over_under_specification as S
 from test_study_software import _jdk_files

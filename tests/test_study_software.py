@@ -88,7 +88,7 @@ def test_structural_hamming_equals_gadjid_on_cpdags():
     import gadjid
 
     from causaleval.graphs import CausalGraph, to_cpdag
-    from causaleval.sampling import random_dag
+    from causaleval.effects.sampling import random_dag
 
     for seed in range(15):
         truth = random_dag(8, 2.0, seed)

@@ -9,7 +9,7 @@ from causaleval.metrics import ate_distribution as ad
 from causaleval.metrics import counterfactual as cf
 from causaleval.metrics import effect as ef
 from causaleval.metrics import ibm, ranking, registry
-from causaleval.sampling import position_based_clicks, random_dag
+from causaleval.effects.sampling import position_based_clicks, random_dag
 from scipy import stats
 from sklearn import metrics as skm
 

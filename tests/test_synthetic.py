@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from causaleval.sampling import dirichlet_network, random_dag
+from causaleval.effects.sampling import dirichlet_network, random_dag
 
 
 def test_random_dags_have_the_expected_neighbours_and_no_cycle():

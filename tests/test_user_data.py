@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from causaleval import cli, paths
+from causaleval import paths
+from causaleval.app import cli
 from causaleval.datasets import (
     DataFileError,
     load_factorial_csv,

@@ -7,10 +7,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from causaleval.ges import ges
+from causaleval.learn.ges import ges
 from causaleval.graphs import CausalGraph, GraphError
-from causaleval.learners import LEARNERS, learn, register_learner
-from causaleval.mmhc import MAX_STATES, state_codes
+from causaleval.learn.learners import LEARNERS, learn, register_learner
+from causaleval.learn.mmhc import MAX_STATES, state_codes
 
 RNG = np.random.default_rng(0)
 N = 400

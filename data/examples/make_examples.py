@@ -10,7 +10,7 @@ import pandas as pd
 
 from causaleval.datasets import network_graph
 from causaleval.datasets.networks import load_network
-from causaleval.sampling import forward_sample
+from causaleval.datasets.networks import forward_sample
 
 HERE = Path(__file__).resolve().parent
 

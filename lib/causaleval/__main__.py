@@ -1,7 +1,7 @@
-"""``python -m causaleval``: see :mod:`causaleval.cli`."""
+"""``python -m causaleval``: see :mod:`causaleval.app.cli`."""
 
 import sys
 
-from causaleval.cli import main
+from causaleval.app.cli import main
 
 sys.exit(main())

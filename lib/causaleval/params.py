@@ -6,7 +6,7 @@ Every study notebook ``notebooks/NN_<study>.ipynb`` has a schema beside it,
 
     n_graphs: {type: int, min: 1}
     ks: {type: "list[float]", min: 0, max: 1, min_items: 1}
-    ci_test: {type: str, choices_from: "causaleval.learners:CI_TESTS"}
+    ci_test: {type: str, choices_from: "causaleval.learn.learners:CI_TESTS"}
     outcomes: {type: "dict[str, list[str]]"}
     output_dir: {type: "str | None"}
 
@@ -116,7 +116,7 @@ class Spec:
 
     def allowed(self) -> tuple[Any, ...] | None:
         """The allowed scalars (``choices`` or ``choices_from`` resolved now, not cached: a
-        registry such as ``causaleval.learners:LEARNERS`` grows when plugins load), if any."""
+        registry such as ``causaleval.learn.learners:LEARNERS`` grows when plugins load), if any."""
         if self.choices is not None:
             return self.choices
         if self.choices_from is None:

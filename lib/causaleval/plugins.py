@@ -2,7 +2,7 @@
 
 A plugin is a module name importable from the kernel (``my_lab.algos``) or the path of a
 ``.py`` file (``my_lab/algos.py``); importing it runs its registrations, e.g.
-:func:`causaleval.learners.register_learner`, after which the study accepts the new names
+:func:`causaleval.learn.learners.register_learner`, after which the study accepts the new names
 as parameters::
 
     python -m causaleval run asia_mag_nced -p plugins '[my_lab/algos.py]' -p algorithms '[hc, my_algo]'
@@ -71,8 +71,8 @@ def fingerprint() -> str:
 
 #: the registries a plugin adds to ("module:attribute"); a plugin that fails to import
 #: leaves none of its entries behind
-REGISTRIES = ("causaleval.learners:LEARNERS", "causaleval.metrics.custom:GRAPH_METRICS",
-              "causaleval.estimators:ESTIMATORS", "causaleval.posteriors:POSTERIORS")
+REGISTRIES = ("causaleval.learn.learners:LEARNERS", "causaleval.metrics.custom:GRAPH_METRICS",
+              "causaleval.effects.estimators:ESTIMATORS", "causaleval.bayes.posteriors:POSTERIORS")
 
 
 def check_name(kind: str, name: str, known: Callable | None, fn: Callable) -> None:

@@ -2,7 +2,7 @@
 (the worst-case baseline of a structure-learning table)."""
 
 from causaleval.graphs import CausalGraph
-from causaleval.learners import register_learner
+from causaleval.learn.learners import register_learner
 
 
 @register_learner("empty_dag", output="DAG")

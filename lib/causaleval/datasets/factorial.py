@@ -286,3 +286,25 @@ def discretize(data: FactorialData, bins: int = 3, columns: Iterable[str] | None
         notes.append(f"{c}: cut at {np.round(cuts, 6).tolist()}")
     return data.with_notes(f"discretized into at most {bins} bins by quantiles", *notes,
                            frame=data.frame.assign(**coded))
+
+
+def assignment_probabilities(data: FactorialData, biasing_covariate: str, beta: float) -> np.ndarray:
+    """``P(t_j = 1)`` for each subject (rows, sorted by subject) and treatment under Algorithm 1:
+    ``logistic(s_ej * beta)``, ``s_ej = +1`` if ``C_e * j`` is even else ``-1``, ``C_e`` the
+    dense rank of the subject's covariate value (see :func:`pseudo_observational`)."""
+    if beta < 0:
+        raise ValueError(f"beta must be >= 0 (Algorithm 1), got {beta}")
+    if biasing_covariate not in data.frame.columns:
+        raise ValueError(f"{data.name}: no biasing covariate column {biasing_covariate!r}; "
+                         f"covariates: {list(data.covariates)}")
+    frame = data.ok()
+    subject_codes, subjects = pd.factorize(frame[data.subject], sort=True)
+    covariate = frame.groupby(subject_codes)[biasing_covariate].agg(["first", "nunique"])
+    varying = subjects[covariate["nunique"].to_numpy() > 1]
+    if len(varying):
+        raise ValueError(f"{data.name}: biasing covariate {biasing_covariate!r} varies within "
+                         f"subjects {list(varying[:5])}; it must be fixed per subject")
+    rank = pd.Series(covariate["first"]).rank(method="dense").to_numpy().astype(np.int64)
+    j = np.arange(1, len(data.treatments) + 1)
+    sign = np.where((rank[:, None] * j[None, :]) % 2 == 0, 1.0, -1.0)
+    return 1.0 / (1.0 + np.exp(-sign * beta))

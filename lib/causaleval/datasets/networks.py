@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from causaleval.datasets import user
@@ -87,7 +88,6 @@ def draw_sample(network: str, latent: Sequence[str], n_samples: int, n_graphs: i
     order: without ``data_file``, ``n_samples`` rows drawn from the network with seed
     ``seed + g``; with it, the g-th of the disjoint samples of its observations
     (:func:`causaleval.datasets.user.disjoint_samples`, shuffled with ``seed``)."""
-    from causaleval.sampling import forward_sample
 
     graph = network_graph(network)
     observed = [v for v in graph.nodes if v not in set(latent)]
@@ -133,3 +133,37 @@ def fingerprint(*specs: str | None) -> str:
             path = user.resolve(spec)
             digest.update(str(path).encode() + b"\0" + (path.read_bytes() if path.is_file() else b"") + b"\0")
     return digest.hexdigest()
+
+
+def forward_sample(model: Any, n: int, seed: int) -> pd.DataFrame:
+    """``n`` i.i.d. rows from a pgmpy discrete Bayesian network by ancestral sampling.
+
+    Each column holds integer state codes in the order of the network's own state
+    names (``df.attrs["states"][var]`` lists them), so codes do not depend on
+    alphabetical order (unlike pgmpy's ``simulate``). Columns follow the network's
+    node order. Deterministic in ``seed``; vectorized over rows.
+    """
+    import networkx as nx
+
+    if n <= 0:
+        raise ValueError(f"n must be a positive number of rows, got {n}")
+    rng = np.random.default_rng(seed)
+    codes: dict[str, np.ndarray] = {}
+    states: dict[str, list[str]] = {}
+    for var in nx.topological_sort(model):
+        cpd = model.get_cpds(var)
+        card = int(cpd.cardinality[0])
+        table = cpd.values.reshape(card, -1)
+        parents = cpd.variables[1:]
+        if parents:
+            config = np.ravel_multi_index([codes[p] for p in parents], cpd.cardinality[1:])
+        else:
+            config = np.zeros(n, dtype=np.intp)
+        cum = np.cumsum(table, axis=0)[:, config]
+        u = rng.random(n)
+        codes[var] = np.minimum((u[None, :] > cum).sum(axis=0), card - 1).astype(np.int16)
+        states[var] = [str(s) for s in cpd.state_names[var]]
+    order = [str(v) for v in model.nodes()]
+    df = pd.DataFrame({v: codes[v] for v in order})
+    df.attrs["states"] = {v: states[v] for v in order}
+    return df

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from causaleval.graphs import CausalGraph, GraphBatch
-from causaleval.learners import GRAPH_CLASSES
+from causaleval.learn.learners import GRAPH_CLASSES
 from causaleval.plugins import check_name
 
 BETTER = ("lower", "higher")

@@ -11,11 +11,11 @@ over the DAGs H' of H's Markov equivalence class (their R package ``SID`` return
 consistent extension a learner's CPDAG is fitted through) scores an arbitrary choice
 among graphs the data cannot tell apart: a learner that found the true CPDAG can still
 get SID > 0. The bounds are exact here: the class is enumerated
-(:func:`causaleval.extensions.mec_members`, at most ``MAX_UNDIRECTED`` undirected
+(:func:`causaleval.graphs.extensions.mec_members`, at most ``MAX_UNDIRECTED`` undirected
 edges). A DAG is its own class (both bounds equal its SID). A PDAG without a consistent
 extension (PC's conflicting orientations, written as bidirected edges and read here as
 undirected) has no member: it is scored through the fallback extension of
-:func:`causaleval.extensions.consistent_extension` and reported with ``members = 0``.
+:func:`causaleval.graphs.extensions.consistent_extension` and reported with ``members = 0``.
 A class past the enumeration limit gets NaN bounds and ``members = -1``, never a guess.
 The graphs are checked as by the other metrics (:mod:`causaleval.metrics._checks`): the
 truth must be a DAG, and the learned graph (its bidirected edges read as undirected) a
@@ -44,7 +44,7 @@ def sid_bounds(truth: CausalGraph, learned: CausalGraph) -> dict[str, float | in
     every DAG of ``learned``'s equivalence class (Peters and Buehlmann 2015);
     ``members`` is the class size (0 when the PDAG has no consistent extension, -1
     with NaN bounds when the class is past the enumeration limit)."""
-    from causaleval.extensions import NoExtension, TooManyOrientations, consistent_extension, mec_members
+    from causaleval.graphs.extensions import NoExtension, TooManyOrientations, consistent_extension, mec_members
 
     pdag = as_pdag(learned)
     truth_batch, _, _ = graph_pair("sid_bounds", truth, pdag, CPDAGS)

@@ -24,7 +24,7 @@ from causaleval import metrics as M, params, report
 from causaleval.datasets import network_graph
 from causaleval.datasets.networks import check_network, draw_samples
 from causaleval.graphs import CausalGraph, GraphBatch, latent_projection
-from causaleval.learners import get_learner, learn
+from causaleval.learn.learners import get_learner, learn
 from causaleval.metrics.structural import KOutsideRecommendedRange
 from causaleval.parallel import run_trials
 

@@ -17,8 +17,8 @@ posterior method:
    z-scored (``ddof = 0``), truth = pgmpy's 17-edge ``sachs`` DAG.
 2. **Truth.** Every DAG of the true graph's Markov equivalence class (CPDAG by
    :func:`graphs.to_cpdag`, members by :func:`extensions.mec_members`), each counted once.
-3. **Posterior.** ``n_posterior`` DAGs per method (:mod:`causaleval.posteriors`; seed ``s``).
-4. **ATE** of every ordered pair in every DAG, on the trial's data (:mod:`causaleval.ate`).
+3. **Posterior.** ``n_posterior`` DAGs per method (:mod:`causaleval.bayes.posteriors`; seed ``s``).
+4. **ATE** of every ordered pair in every DAG, on the trial's data (:mod:`causaleval.effects.ate`).
 5. **Metrics per pair** (:mod:`causaleval.metrics.ate_distribution`): the Wasserstein distance
    of the raw samples; precision and recall of the ATE modes after ``numpy.isclose``
    regrouping, for each density filter (0 = no filter). A pair whose filtered *learned* modes
@@ -37,9 +37,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from causaleval import params, parallel, plugins, posteriors, report
-from causaleval.ate import LinearATE
-from causaleval.extensions import mec_members
+from causaleval import params, parallel, plugins, report
+from causaleval.bayes import posteriors
+from causaleval.effects.ate import LinearATE
+from causaleval.graphs.extensions import mec_members
 from causaleval.graphs import CausalGraph, to_cpdag
 from causaleval.metrics import ate_distribution as ad
 

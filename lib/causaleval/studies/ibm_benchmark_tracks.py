@@ -4,8 +4,8 @@
 The pipeline of ``notebooks/05_ibm_benchmark_tracks.ipynb`` as functions (parameters in, tables
 out, so the tests call the same code as the notebook):
 
-* :func:`dgps` and :func:`track`: the DGP grid and its instances (:mod:`causaleval.simulation`);
-* :func:`run_estimates`: every estimator (:mod:`causaleval.estimators`) on every instance,
+* :func:`dgps` and :func:`track`: the DGP grid and its instances (:mod:`causaleval.effects.simulation`);
+* :func:`run_estimates`: every estimator (:mod:`causaleval.effects.estimators`) on every instance,
   in parallel over instances (:func:`causaleval.parallel.run_trials`);
 * :func:`scores_by_size`, :func:`aggregate_scores`, :func:`breakdown`: the framework's scores
   (eqs. 1-9, :mod:`causaleval.metrics.ibm`) per size, aggregated, and by DGP meta-data;
@@ -26,8 +26,9 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.proportion import proportion_confint
 
-from causaleval import estimators as E
-from causaleval import params, paths, report, simulation
+from causaleval.effects import estimators as E
+from causaleval import params, paths, report
+from causaleval.effects import simulation
 from causaleval import plugins as plugin_loader
 from causaleval.metrics import ibm
 from causaleval.parallel import run_trials
@@ -47,7 +48,7 @@ def check_params(p: Mapping[str, Any]) -> None:
 
 
 def dgps(base: Mapping[str, Any], vary: Mapping[str, Sequence[Any]]) -> list[simulation.DGP]:
-    """The DGP grid (:func:`causaleval.simulation.dgp_grid`), each DGP checked; an unknown field
+    """The DGP grid (:func:`causaleval.effects.simulation.dgp_grid`), each DGP checked; an unknown field
     is named with the known ones."""
     known = [f for f in simulation.DGP.__dataclass_fields__ if f != "name"]
     unknown = sorted((set(base) | set(vary)) - set(known))
@@ -59,7 +60,7 @@ def dgps(base: Mapping[str, Any], vary: Mapping[str, Sequence[Any]]) -> list[sim
 
 def track(grid: Sequence[simulation.DGP], covariates: pd.DataFrame, sizes: Sequence[int], n_instances: int,
           seed: int) -> list[simulation.Instance]:
-    """The instances of one track (:func:`causaleval.simulation.make_track`)."""
+    """The instances of one track (:func:`causaleval.effects.simulation.make_track`)."""
     return simulation.make_track(grid, covariates, sizes, n_instances, seed)
 
 

@@ -33,7 +33,9 @@ import numpy as np
 import pandas as pd
 from scipy import optimize
 
-from causaleval import bn, consistent, metrics, params
+from causaleval import metrics, params
+from causaleval.effects import bn
+from causaleval.datasets import consistent
 from causaleval.parallel import run_trials
 from causaleval.graphs import CausalGraph
 from causaleval.studies.software_tvd import Domain, check_domains, domain_summary, empirical_sample

@@ -26,7 +26,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from causaleval import bn, consistent, metrics, params
+from causaleval import metrics, params
+from causaleval.effects import bn
+from causaleval.datasets import consistent
 from causaleval.datasets import (
     FactorialData,
     collected_domains,
@@ -39,12 +41,14 @@ from causaleval.datasets import (
 from causaleval.datasets.networks import check_network, draw_sample, load_network, network_graph
 from causaleval.datasets.user import read_observations, resolve
 from causaleval.datasets.factorial import discretize
-from causaleval.extensions import consistent_extension, interventional_tables
+from causaleval.graphs.extensions import consistent_extension
+from causaleval.effects.extensions import interventional_tables
 from causaleval.graphs import CausalGraph, GraphClass, to_cpdag
 from causaleval.metrics.sid_bounds import as_pdag
-from causaleval.learners import learn
+from causaleval.learn.learners import learn
 from causaleval.parallel import run_trials
-from causaleval.sampling import dirichlet_network, forward_sample, pseudo_observational, random_dag
+from causaleval.effects.sampling import dirichlet_network, pseudo_observational, random_dag
+from causaleval.datasets.networks import forward_sample
 
 STUDY = "02_software_tvd"
 SOURCES = ("collected", "kdl", "csv")

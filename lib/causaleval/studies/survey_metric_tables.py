@@ -25,12 +25,15 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from causaleval import bn, learners, metrics, params
-from causaleval.extensions import consistent_extension, mec_members
+from causaleval import metrics, params
+from causaleval.effects import bn
+from causaleval.learn import learners
+from causaleval.graphs.extensions import consistent_extension, mec_members
 from causaleval.graphs import CausalGraph, to_cpdag
 from causaleval.metrics import ate_distribution, effect, ibm, ranking, registry
 from causaleval.parallel import run_trials
-from causaleval.sampling import forward_sample, position_based_clicks, random_dag
+from causaleval.effects.sampling import position_based_clicks, random_dag
+from causaleval.datasets.networks import forward_sample
 
 STUDY = "04_survey_metric_tables"
 

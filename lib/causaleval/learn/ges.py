@@ -67,7 +67,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from causaleval.extensions import consistent_extension
+from causaleval.graphs.extensions import consistent_extension
 from causaleval.graphs import ARROW, CIRCLE, CausalGraph, to_cpdag
 
 SCORES = ("bdeu", "bic", "bge")

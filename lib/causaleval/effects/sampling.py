@@ -1,74 +1,18 @@
-"""Sampling: ancestral sampling from discrete Bayesian networks, pseudo-observational
-samples of factorial experiments (Gentzel et al. 2019, supplement Algorithm 1), and
-random DAGs with Dirichlet tables (their synthetic networks)."""
+"""Sampling: pseudo-observational samples of factorial experiments (Gentzel et al. 2019,
+supplement Algorithm 1; the assignment probabilities are
+:func:`causaleval.datasets.factorial.assignment_probabilities`), and random DAGs with Dirichlet
+tables (their synthetic networks). Ancestral sampling of a network is
+:func:`causaleval.datasets.networks.forward_sample`."""
 
 from __future__ import annotations
-
-from typing import Any
 
 import networkx as nx
 import numpy as np
 import pandas as pd
 
-from causaleval.bn import DiscreteBN, parents_of
-from causaleval.datasets.factorial import FactorialData
+from causaleval.effects.bn import DiscreteBN, parents_of
+from causaleval.datasets.factorial import FactorialData, assignment_probabilities
 from causaleval.graphs import CausalGraph
-
-
-def forward_sample(model: Any, n: int, seed: int) -> pd.DataFrame:
-    """``n`` i.i.d. rows from a pgmpy discrete Bayesian network by ancestral sampling.
-
-    Each column holds integer state codes in the order of the network's own state
-    names (``df.attrs["states"][var]`` lists them), so codes do not depend on
-    alphabetical order (unlike pgmpy's ``simulate``). Columns follow the network's
-    node order. Deterministic in ``seed``; vectorized over rows.
-    """
-    import networkx as nx
-
-    if n <= 0:
-        raise ValueError(f"n must be a positive number of rows, got {n}")
-    rng = np.random.default_rng(seed)
-    codes: dict[str, np.ndarray] = {}
-    states: dict[str, list[str]] = {}
-    for var in nx.topological_sort(model):
-        cpd = model.get_cpds(var)
-        card = int(cpd.cardinality[0])
-        table = cpd.values.reshape(card, -1)
-        parents = cpd.variables[1:]
-        if parents:
-            config = np.ravel_multi_index([codes[p] for p in parents], cpd.cardinality[1:])
-        else:
-            config = np.zeros(n, dtype=np.intp)
-        cum = np.cumsum(table, axis=0)[:, config]
-        u = rng.random(n)
-        codes[var] = np.minimum((u[None, :] > cum).sum(axis=0), card - 1).astype(np.int16)
-        states[var] = [str(s) for s in cpd.state_names[var]]
-    order = [str(v) for v in model.nodes()]
-    df = pd.DataFrame({v: codes[v] for v in order})
-    df.attrs["states"] = {v: states[v] for v in order}
-    return df
-
-
-def assignment_probabilities(data: FactorialData, biasing_covariate: str, beta: float) -> np.ndarray:
-    """``P(t_j = 1)`` for each subject (rows, sorted by subject) and treatment under Algorithm 1:
-    ``logistic(s_ej * beta)``, ``s_ej = +1`` if ``C_e * j`` is even else ``-1``, ``C_e`` the
-    dense rank of the subject's covariate value (see :func:`pseudo_observational`)."""
-    if beta < 0:
-        raise ValueError(f"beta must be >= 0 (Algorithm 1), got {beta}")
-    if biasing_covariate not in data.frame.columns:
-        raise ValueError(f"{data.name}: no biasing covariate column {biasing_covariate!r}; "
-                         f"covariates: {list(data.covariates)}")
-    frame = data.ok()
-    subject_codes, subjects = pd.factorize(frame[data.subject], sort=True)
-    covariate = frame.groupby(subject_codes)[biasing_covariate].agg(["first", "nunique"])
-    varying = subjects[covariate["nunique"].to_numpy() > 1]
-    if len(varying):
-        raise ValueError(f"{data.name}: biasing covariate {biasing_covariate!r} varies within "
-                         f"subjects {list(varying[:5])}; it must be fixed per subject")
-    rank = pd.Series(covariate["first"]).rank(method="dense").to_numpy().astype(np.int64)
-    j = np.arange(1, len(data.treatments) + 1)
-    sign = np.where((rank[:, None] * j[None, :]) % 2 == 0, 1.0, -1.0)
-    return 1.0 / (1.0 + np.exp(-sign * beta))
 
 
 def pseudo_observational(data: FactorialData, biasing_covariate: str, beta: float,

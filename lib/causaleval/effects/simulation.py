@@ -162,7 +162,7 @@ def check_covariates(X: pd.DataFrame, source: str = "covariate table") -> pd.Dat
     if bad:
         kinds = sorted({str(X[c].dtype) for c in bad})
         raise ValueError(f"{source}: non-numeric columns {bad[:10]} (dtype {', '.join(kinds)}); "
-                         "expected numbers: encode them first (causaleval.simulation.encode_categorical)")
+                         "expected numbers: encode them first (causaleval.effects.simulation.encode_categorical)")
     values = X.to_numpy(float)
     if not np.isfinite(values).all():
         rows, cols = np.nonzero(~np.isfinite(values))

@@ -14,14 +14,14 @@ Built in (Emezue et al. 2023, Sec. 3.1 and App. B.3; REFERENCES.md):
 * ``bootstrap_pc`` / ``bootstrap_ges``: the non-parametric DAG bootstrap (Friedman,
   Goldszmidt and Wyner 1999): ``n_samples`` resamples of the ``n`` rows with replacement,
   each learned by PC-stable with Fisher-z tests at ``pc_alpha`` (causal-learn, via
-  :mod:`causaleval.learners`) or by the kit's GES (:mod:`causaleval.ges`) with the
+  :mod:`causaleval.learn.learners`) or by the kit's GES (:mod:`causaleval.learn.ges`) with the
   Gaussian ``ges_score`` (``bic`` or ``bge``); each CPDAG becomes one DAG by ``cpdag_rule``:
   ``random_extension`` (the kit's Dor-Tarsi extension run on a uniformly random node order,
   so every DAG of the class can come out, not with equal probability) or ``uniform`` (a
   uniform draw from the class's members, enumerated by :func:`extensions.mec_members`).
   A PDAG without a consistent extension (PC can return one) goes through the kit's fallback.
 * ``mc3``: structure MCMC (Madigan, York and Allard 1995) on DAGs with the BGe score
-  (:class:`causaleval.ges.BGeScore`) and a uniform prior over DAGs. From the empty graph, each
+  (:class:`causaleval.learn.ges.BGeScore`) and a uniform prior over DAGs. From the empty graph, each
   step draws an ordered pair ``(i, j)`` uniformly and proposes to delete ``i -> j`` if present,
   to reverse ``j -> i`` if present, else to add ``i -> j``; a proposal that closes a cycle is
   rejected. The proposal is symmetric, so a move is accepted with probability
@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from causaleval.extensions import NoExtension, consistent_extension, mec_members
+from causaleval.graphs.extensions import NoExtension, consistent_extension, mec_members
 from causaleval.graphs import CausalGraph, _acyclic
 from causaleval.plugins import check_name
 
@@ -117,7 +117,7 @@ def _bootstrap(data: pd.DataFrame, n_samples: int, seed: int, rule: str,
 @register_posterior("bootstrap_pc")
 def bootstrap_pc(data: pd.DataFrame, *, n_samples: int, seed: int, options: Mapping[str, Any]) -> np.ndarray:
     """Bootstrap PC-stable (Fisher-z at ``options["pc_alpha"]``), see the module notes."""
-    from causaleval.learners import pc
+    from causaleval.learn.learners import pc
 
     alpha = float(options["pc_alpha"])
     return _bootstrap(data, n_samples, seed, options["cpdag_rule"],
@@ -127,7 +127,7 @@ def bootstrap_pc(data: pd.DataFrame, *, n_samples: int, seed: int, options: Mapp
 @register_posterior("bootstrap_ges")
 def bootstrap_ges(data: pd.DataFrame, *, n_samples: int, seed: int, options: Mapping[str, Any]) -> np.ndarray:
     """Bootstrap GES with the Gaussian ``options["ges_score"]``, see the module notes."""
-    from causaleval.ges import ges
+    from causaleval.learn.ges import ges
 
     score = options["ges_score"]
     return _bootstrap(data, n_samples, seed, options["cpdag_rule"], lambda d: ges(d, score=score).graph)
@@ -136,7 +136,7 @@ def bootstrap_ges(data: pd.DataFrame, *, n_samples: int, seed: int, options: Map
 @register_posterior("mc3")
 def mc3(data: pd.DataFrame, *, n_samples: int, seed: int, options: Mapping[str, Any]) -> np.ndarray:
     """Structure MCMC with the BGe score, see the module notes."""
-    from causaleval.ges import BGeScore
+    from causaleval.learn.ges import BGeScore
 
     burn_in, thin = int(options["mc3_burn_in"]), int(options["mc3_thin"])
     local = BGeScore(data.to_numpy(dtype=float))

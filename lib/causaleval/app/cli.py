@@ -13,8 +13,8 @@
 * ``reproduce [--inplace]``: run every study at its defaults, replacing ``runs/<study>/default/``.
 * ``check-figures [--strict]``: list the outputs under ``figures/`` that differ from git HEAD's.
 * ``new NAME --paper "Author et al. 2026" [--title T] [--no-run]``: start a study from the
-  kit's template (:mod:`causaleval.scaffold`) and execute its notebook in place.
-* ``report``: the static HTML site of every study, ``runs/report/index.html`` (:mod:`causaleval.site`).
+  kit's template (:mod:`causaleval.app.scaffold`) and execute its notebook in place.
+* ``report``: the static HTML site of every study, ``runs/report/index.html`` (:mod:`causaleval.app.site`).
 * ``collect sqlite|postgres --subjects N --trials T --out DIR``: run (or resume) a
   factorial experiment on a real query engine (:mod:`causaleval.collect`).
 
@@ -49,8 +49,8 @@ from typing import Any
 import yaml
 
 from causaleval import params, paths, plugins, report
+from causaleval.studies import studies
 
-_NOTEBOOK = re.compile(r"^\d\d_(?P<name>\w+)\.ipynb$")
 _TAG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 _TEMPORARY = re.compile(r"^\.(?P<name>.+)\.(?:running|new|old)-(?P<pid>\d+)$")
 #: the kernel's figures root in a run at the defaults; moved to figures/ when the run succeeds
@@ -64,16 +64,6 @@ class RunFailed(RuntimeError):
         super().__init__(message)
         self.detail = detail
         self.interrupted = interrupted
-
-
-def studies() -> dict[str, Path]:
-    """Study name -> notebook path, from the files in ``notebooks/``."""
-    found = {}
-    for path in sorted(paths.NOTEBOOKS.glob("*.ipynb")):
-        match = _NOTEBOOK.match(path.name)
-        if match:
-            found[match["name"]] = path
-    return found
 
 
 def study_notebook(name: str) -> Path:
@@ -377,7 +367,7 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "check-figures":
             return check_figures(args.strict)
         elif args.command == "new":
-            from causaleval.scaffold import new_study
+            from causaleval.app.scaffold import new_study
 
             made = new_study(args.name, args.paper, args.title)
             for role, path in made.items():
@@ -385,7 +375,7 @@ def main(argv: list[str] | None = None) -> int:
             if not args.no_run:
                 run_study(args.name, {}, inplace=True)
         elif args.command == "report":
-            from causaleval.site import build
+            from causaleval.app.site import build
 
             print(f"report: {paths.display(build())}", file=sys.stderr)
         else:

@@ -1,4 +1,4 @@
-"""``python -m causaleval.lab`` (``make lab``): JupyterLab on the study notebooks, for this user only.
+"""``python -m causaleval.app.lab`` (``make lab``): JupyterLab on the study notebooks, for this user only.
 
 The server listens on 127.0.0.1 only and requires a random token (``secrets.token_urlsafe``),
 so no other machine and no other local user without the token can open the notebooks. As root
@@ -33,7 +33,7 @@ def lab_command(port: int, token: str, root: Path = paths.NOTEBOOKS) -> list[str
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m causaleval.lab", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m causaleval.app.lab", description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=8888, help="port on 127.0.0.1 (default 8888)")
     args = parser.parse_args(argv)
     if not 0 < args.port < 65536:

@@ -14,9 +14,9 @@ Built in (paper 003 Sec. 3.4 used Fisher-Z for the tests and BIC for the score):
 * ``hc``: greedy hill climbing (pgmpy ``HillClimbSearch``, discrete BIC score) -> DAG
 * ``pc``: PC-stable (causal-learn) -> CPDAG
 * ``fci``: FCI (causal-learn) -> PAG
-* ``ges``: Greedy Equivalence Search with the BDeu score (:mod:`causaleval.ges`: causal-learn's
+* ``ges``: Greedy Equivalence Search with the BDeu score (:mod:`causaleval.learn.ges`: causal-learn's
   CPDAGs, faster) -> CPDAG; ``ges_causallearn``: causal-learn's own GES, for comparison
-* ``mmhc``: Max-Min Hill-Climbing (:mod:`causaleval.mmhc`; MMPC skeleton with
+* ``mmhc``: Max-Min Hill-Climbing (:mod:`causaleval.learn.mmhc`; MMPC skeleton with
   ``chi_square`` or ``g_test``, then pgmpy's BDeu hill climbing inside it) -> DAG
 
 ``ci_test`` is one of ``fisher_z`` (the paper's), ``chi_square`` or ``g_test`` (the
@@ -276,12 +276,12 @@ def fci(data: pd.DataFrame, *, ci_test: str, alpha: float, seed: int) -> CausalG
 
 @register_learner("ges", output="CPDAG", library="causaleval", constant_columns=True)
 def ges(data: pd.DataFrame, *, ci_test: str, alpha: float, seed: int) -> CausalGraph:
-    """GES (Chickering 2002) with the BDeu score, :mod:`causaleval.ges`; no tests.
+    """GES (Chickering 2002) with the BDeu score, :mod:`causaleval.learn.ges`; no tests.
 
     The same operators, tie-breaking and local scores (bit for bit) as causal-learn's
     ``ges(score_func="local_score_BDeu")``, hence the same CPDAG (``ges_causallearn``).
     """
-    from causaleval.ges import ges as kit_ges
+    from causaleval.learn.ges import ges as kit_ges
 
     return kit_ges(data, score="bdeu").graph
 
@@ -305,7 +305,7 @@ def ges_causallearn(data: pd.DataFrame, *, ci_test: str, alpha: float, seed: int
 @register_learner("mmhc", output="DAG", library="causaleval + pgmpy", constant_columns=True)
 def mmhc(data: pd.DataFrame, *, ci_test: str, alpha: float, seed: int) -> CausalGraph:
     """MMHC (Tsamardinos, Brown, Aliferis 2006); ``ci_test`` is ``chi_square`` or ``g_test``."""
-    from causaleval.mmhc import mmhc as fast_mmhc
+    from causaleval.learn.mmhc import mmhc as fast_mmhc
 
     if ci_test not in ("chi_square", "g_test"):
         raise ValueError(f"mmhc tests discrete data with chi_square or g_test, not {ci_test!r}")

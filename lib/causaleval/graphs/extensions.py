@@ -1,35 +1,24 @@
-"""From a learned graph to interventional estimates, when the learner returns a CPDAG.
+"""Members of a (C)PDAG's Markov equivalence class.
 
-A CPDAG stands for its Markov equivalence class; ``P(O | do(T))`` can differ between the
-class's DAGs. Two rules, chosen by a parameter (``cpdag_rule``) in the studies:
-
-* ``"extension"``: one consistent extension (Dor and Tarsi 1992): repeatedly take the
-  last node, in node order, that has no outgoing directed edge and whose undirected
-  neighbours are adjacent to all its other neighbours; point its undirected edges into
-  it and remove it. Deterministic; the DAG a user of the learner would usually fit.
-* ``"mec_average"``: the average of ``P(O | do(T))`` over every member of the class
-  (every acyclic orientation of the undirected edges that adds no v-structure), fitted
-  to the same data; exact but exponential in the size of the largest connected set of
+* :func:`consistent_extension`: one consistent extension (Dor and Tarsi 1992): repeatedly take
+  the last node, in node order, that has no outgoing directed edge and whose undirected
+  neighbours are adjacent to all its other neighbours; point its undirected edges into it and
+  remove it. Deterministic. A PDAG with no consistent extension (PC can return one) falls back
+  to an orientation along a topological order.
+* :func:`mec_members`: every member of the class (every acyclic orientation of the undirected
+  edges that adds no v-structure); exponential in the size of the largest connected set of
   undirected edges (capped at ``2^MAX_UNDIRECTED`` candidate members in all).
-  A PDAG without members is fitted through the fallback extension instead.
-
-A DAG passes through unchanged. A PDAG with no consistent extension (PC can return one)
-falls back to an orientation along a topological order (see :func:`consistent_extension`).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Mapping
 
 import numpy as np
-import pandas as pd
 
-from causaleval import bn
-from causaleval.graphs import CausalGraph, _is_acyclic
+from causaleval.graphs.core import CausalGraph, _is_acyclic
 
-RULES = ("extension", "mec_average")
 MAX_UNDIRECTED = 16
 
 
@@ -185,29 +174,6 @@ def _components(edges: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
     for i, j in edges:
         groups.setdefault(find(i), []).append((i, j))
     return list(groups.values())
-
-
-def interventional_tables(
-    graph: CausalGraph, data: pd.DataFrame, pairs: Iterable[tuple[str, str]], *,
-    rule: str = "extension", smoothing: str = "bdeu", ess: float = 1.0,
-    cards: Mapping[str, int] | None = None,
-) -> dict[tuple[str, str], np.ndarray]:
-    """``P_hat(O | do(T))`` tables ``[t, o]`` of a learned graph fitted to ``data``."""
-    if rule not in RULES:
-        raise ValueError(f"cpdag rule must be one of {RULES}, got {rule!r}")
-    pairs = list(pairs)
-    if rule == "extension" or graph.is_dag():
-        dags = [consistent_extension(graph)]
-    else:
-        try:
-            dags = mec_members(graph)
-        except NoExtension:  # no member: average over nothing; use the fallback extension
-            dags = [consistent_extension(graph)]
-    tables = {pair: 0.0 for pair in pairs}
-    for dag in dags:
-        for pair, table in bn.fit(dag, data, smoothing=smoothing, ess=ess, cards=cards).tables(pairs).items():
-            tables[pair] = tables[pair] + table / len(dags)
-    return tables
 
 
 def _v_structures(d: np.ndarray, adjacent: np.ndarray | None = None) -> set[tuple[int, int, int]]:

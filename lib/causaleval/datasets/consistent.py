@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from causaleval.datasets.factorial import FactorialData
+from causaleval.datasets.factorial import FactorialData, assignment_probabilities
 from causaleval.graphs import CausalGraph
 
 
@@ -98,7 +98,6 @@ def factorial_interventional(data: FactorialData, treatment: str, outcome: str, 
     equally. Runs of one subject in one cell (trials) share their cell's weight.
     ``O`` must be integer coded (see ``discretize``).
     """
-    from causaleval.sampling import assignment_probabilities
 
     frame = data.ok()
     card = card or int(frame[outcome].max()) + 1

@@ -32,6 +32,7 @@ from typing import Any
 import pandas as pd
 
 from causaleval import paths
+from causaleval.studies import studies
 
 VERDICT_COLUMNS = ("verdict", "holds here")
 
@@ -128,7 +129,6 @@ def build(out: Path | None = None, notebooks: dict[str, Path] | None = None,
     study notebooks (executed at their defaults), figures to ``figures/``."""
     from nbconvert import HTMLExporter
 
-    from causaleval.cli import studies
 
     out = out or paths.RUNS / "report"
     notebooks = notebooks if notebooks is not None else studies()

@@ -1,0 +1,6 @@
+"""Posterior methods over DAGs behind one registry (:mod:`causaleval.bayes.posteriors`), each in
+a file of its own, for Emezue et al. (2023)'s distribution-level evaluation."""
+
+from causaleval.bayes.posteriors import POSTERIORS, register_posterior, sample_posterior
+
+__all__ = ["POSTERIORS", "register_posterior", "sample_posterior"]
