@@ -101,7 +101,7 @@ def test_study_1_takes_a_plugin_learner_from_the_command_line(tmp_path):
 def test_a_plugin_cannot_silently_replace_a_builtin_learner(tmp_path):
     path = tmp_path / "shadow.py"
     path.write_text(LEARNER.format(name="pc"))
-    with pytest.raises(plugins.PluginError, match=r"learner 'pc' is already registered by causaleval\.learners\.pc"):
+    with pytest.raises(plugins.PluginError, match=r"learner 'pc' is already registered by causaleval\.learn\.learners\.pc"):
         plugins.load([str(path)])
     assert get_learner("pc").library == "causal-learn"
 

@@ -1,0 +1,275 @@
+"""One vocabulary for every study's ``claims`` and ``agreement`` tables, and the rules behind it.
+
+Claims (a statement of a paper, tested):
+
+* ``holds`` / ``does not hold``: the evidence decides it: an interval lies wholly on one side of
+  the claim's threshold, or a test (Holm-corrected where one claim rests on several) rejects.
+* ``undecided``: the interval straddles the threshold (or the corrected tests decide nothing).
+* ``not tested``: the run could not test it; the row says why.
+* ``by construction``: true because of how the kit computes it (an implementation check); shown
+  apart, never counted as evidence about the paper.
+* ``paper vs itself``: a check of the paper's internal consistency; its own table, not evidence
+  about the paper's method.
+
+Only the first three count on the report's front page (:data:`EVIDENCE`).
+
+Agreement (our number beside the paper's, cell by cell), :func:`agreement`:
+
+* ``matches``: statistically indistinguishable at the paper's precision: the paper's value lies in
+  our mean's confidence interval over independent runs (t interval, :func:`mean_interval`), or
+  within half a unit of the paper's last printed digit, whichever is wider; the row says which.
+* ``differs``; ``differs, explained``: the cell matches, by the same rule, under a named
+  alternative (test, reading, sample size) whose value the row shows (:func:`explained`);
+* ``not comparable``: the data are not the paper's (nor the paper's generator); the row says why.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+HOLDS, DOES_NOT_HOLD, UNDECIDED = "holds", "does not hold", "undecided"
+NOT_TESTED, BY_CONSTRUCTION, PAPER_VS_ITSELF = "not tested", "by construction", "paper vs itself"
+EVIDENCE = (HOLDS, DOES_NOT_HOLD, UNDECIDED)
+VERDICTS = EVIDENCE + (NOT_TESTED, BY_CONSTRUCTION, PAPER_VS_ITSELF)
+
+MATCHES, DIFFERS, EXPLAINED, NOT_COMPARABLE = "matches", "differs", "differs, explained", "not comparable"
+AGREEMENT = (MATCHES, DIFFERS, EXPLAINED, NOT_COMPARABLE)
+
+CLAIM_COLUMNS = ("claim", "statement", "source", "verdict", "statistic", "low", "high", "threshold", "test",
+                 "evidence")
+AGREEMENT_COLUMNS = ("item", "ours", "low", "high", "n_runs", "paper", "rule", "status", "alternative",
+                     "value_under_alternative", "reason")
+LEVEL = 0.95
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A mean over ``n`` independent runs with its two-sided confidence interval.
+
+    ``low, high = mean -/+ t_{n-1, (1+level)/2} * sd / sqrt(n)`` (``sd`` with ``ddof=1``); undefined
+    (NaN) for fewer than two runs, and ``[mean, mean]`` when every run gives the same value."""
+
+    mean: float
+    low: float
+    high: float
+    n: int
+    level: float = LEVEL
+
+    @property
+    def defined(self) -> bool:
+        return not (math.isnan(self.low) or math.isnan(self.high))
+
+
+def mean_interval(values: Iterable[float], level: float = LEVEL) -> Interval:
+    """The t interval of the mean of ``values`` (one value per independent run; NaNs refused)."""
+    from scipy import stats
+
+    x = np.asarray(list(values), dtype=float)
+    if np.isnan(x).any():
+        raise ValueError(f"mean_interval: {int(np.isnan(x).sum())} of {len(x)} values are NaN; an undefined "
+                         "run must be left out (and counted) before the interval")
+    if len(x) == 0:
+        return Interval(math.nan, math.nan, math.nan, 0, level)
+    mean = float(x.mean())
+    if len(x) < 2:
+        return Interval(mean, math.nan, math.nan, 1, level)
+    half = float(stats.t.ppf((1 + level) / 2, len(x) - 1) * x.std(ddof=1) / math.sqrt(len(x)))
+    return Interval(mean, mean - half, mean + half, len(x), level)
+
+
+def difference_interval(a: Iterable[float], b: Iterable[float], paired: bool = True,
+                        level: float = LEVEL) -> Interval:
+    """Interval of ``mean(b) - mean(a)``: the t interval of the paired differences (same seeds), or
+    Welch's interval for independent samples."""
+    from scipy import stats
+
+    x, y = np.asarray(list(a), dtype=float), np.asarray(list(b), dtype=float)
+    if paired:
+        if len(x) != len(y):
+            raise ValueError(f"difference_interval: paired samples need equal lengths, got {len(x)} and {len(y)}")
+        return mean_interval(y - x, level)
+    if len(x) < 2 or len(y) < 2:
+        return Interval(float(y.mean() - x.mean()) if len(x) and len(y) else math.nan, math.nan, math.nan,
+                        min(len(x), len(y)), level)
+    vx, vy = x.var(ddof=1) / len(x), y.var(ddof=1) / len(y)
+    se = math.sqrt(vx + vy)
+    df = (vx + vy) ** 2 / ((vx ** 2 / (len(x) - 1)) + (vy ** 2 / (len(y) - 1))) if se > 0 else 1.0
+    half = float(stats.t.ppf((1 + level) / 2, df) * se)
+    diff = float(y.mean() - x.mean())
+    return Interval(diff, diff - half, diff + half, min(len(x), len(y)), level)
+
+
+def threshold_verdict(low: float, high: float, threshold: float, side: str) -> str:
+    """``holds`` when the interval ``[low, high]`` lies wholly on the claimed ``side`` of
+    ``threshold`` (``">"``: above; ``"<"``: below), ``does not hold`` when it lies wholly on the
+    other side (touching the threshold counts as the other side), ``undecided`` when it straddles,
+    ``not tested`` when the interval is undefined."""
+    if side not in (">", "<"):
+        raise ValueError(f"threshold_verdict: side must be '>' or '<', got {side!r}")
+    if low is None or high is None or math.isnan(low) or math.isnan(high):
+        return NOT_TESTED
+    if low > high:
+        raise ValueError(f"threshold_verdict: interval [{low}, {high}] has low > high")
+    above, below = low > threshold, high < threshold
+    if side == ">":
+        return HOLDS if above else DOES_NOT_HOLD if high <= threshold else UNDECIDED
+    return HOLDS if below else DOES_NOT_HOLD if low >= threshold else UNDECIDED
+
+
+def holm(pvalues: Sequence[float], alpha: float = 0.05) -> np.ndarray:
+    """Holm's step-down rejections: sort ``p_(1) <= ... <= p_(m)``; reject ``H_(i)`` while
+    ``p_(i) <= alpha / (m - i + 1)``, stop at the first that is not (Holm 1979). Returns a bool
+    array in the input order; controls the family-wise error rate at ``alpha``."""
+    p = np.asarray(pvalues, dtype=float)
+    if np.isnan(p).any():
+        raise ValueError("holm: a p-value is NaN; leave untested comparisons out and say so")
+    reject = np.zeros(len(p), dtype=bool)
+    for rank, index in enumerate(np.argsort(p, kind="stable")):
+        if p[index] > alpha / (len(p) - rank):
+            break
+        reject[index] = True
+    return reject
+
+
+def any_of(pvalues: Sequence[float], alpha: float = 0.05) -> tuple[str, str]:
+    """Verdict of a claim "at least one of these differs" from its tests' p-values, Holm-corrected:
+    ``holds`` when at least one is rejected, otherwise ``undecided`` (not rejecting is no evidence
+    that all are equal). Returns ``(verdict, what was tested)``."""
+    if len(pvalues) == 0:
+        return NOT_TESTED, "no comparison could be made"
+    reject = holm(pvalues, alpha)
+    return (HOLDS if reject.any() else UNDECIDED,
+            f"{int(reject.sum())} of {len(reject)} tests reject at family-wise {alpha} (Holm)")
+
+
+def all_of(pvalues: Sequence[float], alpha: float = 0.05) -> tuple[str, str]:
+    """Verdict of a claim "every one of these differs": ``holds`` when Holm rejects all,
+    ``undecided`` otherwise. Returns ``(verdict, what was tested)``."""
+    if len(pvalues) == 0:
+        return NOT_TESTED, "no comparison could be made"
+    reject = holm(pvalues, alpha)
+    return (HOLDS if reject.all() else UNDECIDED,
+            f"{int(reject.sum())} of {len(reject)} tests reject at family-wise {alpha} (Holm)")
+
+
+def printed_half_unit(printed: Any) -> float:
+    """Half a unit of the last printed digit of a paper's value: ``"0.41"`` -> 0.005, ``"17"`` -> 0.5,
+    ``"2.0e-3"`` -> 0.05e-3. Give the value as the paper prints it (text), so trailing zeros count."""
+    text = str(printed).strip()
+    try:
+        exponent = Decimal(text).as_tuple().exponent
+    except InvalidOperation:
+        raise ValueError(f"printed_half_unit: {printed!r} is not a number as printed") from None
+    if not isinstance(exponent, int):
+        raise ValueError(f"printed_half_unit: {printed!r} is not a finite number")
+    return 0.5 * 10.0 ** exponent
+
+
+def agreement(ours: Iterable[float] | float, paper: Any, *, item: str, level: float = LEVEL) -> dict[str, Any]:
+    """One agreement row: ``matches`` when the paper's value (``paper``, as printed) lies in our
+    mean's interval over independent runs (``ours``: one value per run) or within half a unit of its
+    last printed digit of our mean, whichever is wider; else ``differs``. ``rule`` says which rule
+    decided (``interval``, ``printed precision``, or both)."""
+    runs = [float(ours)] if np.isscalar(ours) else [float(v) for v in ours]
+    interval = mean_interval(runs, level)
+    value, half = float(paper), printed_half_unit(paper)
+    in_interval = interval.defined and interval.low <= value <= interval.high
+    in_precision = abs(interval.mean - value) <= half + 1e-12 * max(1.0, abs(value))
+    rules = [r for r, ok in (("interval", in_interval), ("printed precision", in_precision)) if ok]
+    return {"item": item, "ours": interval.mean, "low": interval.low, "high": interval.high, "n_runs": interval.n,
+            "paper": value, "rule": " and ".join(rules) if rules else
+            ("interval and printed precision" if interval.defined else "printed precision (one run)"),
+            "status": MATCHES if rules else DIFFERS, "alternative": "", "value_under_alternative": math.nan,
+            "reason": ""}
+
+
+def explained(row: Mapping[str, Any], paper: Any, alternative: str, values: Iterable[float] | float,
+              tried: int = 1) -> dict[str, Any]:
+    """``row`` (a ``differs`` agreement row for the paper's value ``paper``, as printed) re-judged
+    under a named ``alternative``: ``differs, explained`` when the cell matches, by the rule of
+    :func:`agreement`, with ``values`` (per run) under the alternative; otherwise unchanged. The
+    alternative's value is shown either way; ``tried`` counts the alternatives tried for the cell."""
+    if row["status"] != DIFFERS:
+        return dict(row)
+    redo = agreement(values, paper, item=str(row["item"]))
+    out = dict(row)
+    out["alternative"] = alternative + (f" (1 of {tried} readings tried)" if tried > 1 else "")
+    out["value_under_alternative"] = redo["ours"]
+    if redo["status"] == MATCHES:
+        out["status"] = EXPLAINED
+        out["reason"] = f"matches under {alternative} ({redo['rule']})"
+    return out
+
+
+def not_comparable(item: str, ours: float, paper: float, reason: str) -> dict[str, Any]:
+    """An agreement row whose data are not the paper's: shown, never judged."""
+    if not reason:
+        raise ValueError(f"not_comparable({item!r}): a reason is required")
+    return {"item": item, "ours": ours, "low": math.nan, "high": math.nan, "n_runs": 0, "paper": paper,
+            "rule": "", "status": NOT_COMPARABLE, "alternative": "", "value_under_alternative": math.nan,
+            "reason": reason}
+
+
+def claim(claim_id: str, statement: str, verdict: str, evidence: str, *, source: str = "",
+          statistic: float = math.nan, low: float = math.nan, high: float = math.nan,
+          threshold: float = math.nan, test: str = "") -> dict[str, Any]:
+    """One claims row, checked: ``verdict`` must be one of :data:`VERDICTS`, and a ``not tested``
+    row must say why in ``evidence``."""
+    if verdict not in VERDICTS:
+        raise ValueError(f"claim {claim_id!r}: verdict {verdict!r} is not one of {VERDICTS}")
+    if verdict == NOT_TESTED and not evidence:
+        raise ValueError(f"claim {claim_id!r}: a 'not tested' claim must say why in its evidence")
+    if verdict in EVIDENCE and math.isnan(statistic) and not evidence:
+        raise ValueError(f"claim {claim_id!r}: a verdict of {verdict!r} needs a statistic or evidence")
+    return {"claim": claim_id, "statement": statement, "source": source, "verdict": verdict,
+            "statistic": statistic, "low": low, "high": high, "threshold": threshold, "test": test,
+            "evidence": evidence}
+
+
+def claims_table(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+    """Claims rows (:func:`claim`) as a table with the standard columns, checked: unique ids, known
+    verdicts."""
+    table = pd.DataFrame(list(rows), columns=list(CLAIM_COLUMNS))
+    check_claims(table, "claims table")
+    return table
+
+
+def check_claims(table: pd.DataFrame, label: str) -> None:
+    """Refuse a claims table with an unknown verdict, a missing column or a repeated claim id."""
+    missing = [c for c in ("claim", "statement", "verdict", "evidence") if c not in table.columns]
+    if missing:
+        raise ValueError(f"{label}: missing column(s) {missing}")
+    unknown = sorted(set(table["verdict"]) - set(VERDICTS))
+    if unknown:
+        raise ValueError(f"{label}: verdict(s) {unknown} are not in the vocabulary {VERDICTS}")
+    repeated = table["claim"][table["claim"].duplicated()].tolist()
+    if repeated:
+        raise ValueError(f"{label}: claim id(s) {repeated} appear more than once")
+
+
+def agreement_table(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+    """Agreement rows as a table with the standard columns, statuses checked."""
+    table = pd.DataFrame(list(rows))
+    for column in AGREEMENT_COLUMNS:
+        if column not in table.columns:
+            table[column] = "" if column in ("rule", "alternative", "reason") else math.nan
+    extra = [c for c in table.columns if c not in AGREEMENT_COLUMNS]
+    table = table[list(AGREEMENT_COLUMNS) + extra]
+    unknown = sorted(set(table["status"]) - set(AGREEMENT))
+    if unknown:
+        raise ValueError(f"agreement table: status(es) {unknown} are not in the vocabulary {AGREEMENT}")
+    return table
+
+
+def counts(table: pd.DataFrame) -> dict[str, int]:
+    """Verdict counts of a claims table, every category of :data:`VERDICTS` present (0 when absent)."""
+    check_claims(table, "claims table")
+    found = table["verdict"].value_counts()
+    return {v: int(found.get(v, 0)) for v in VERDICTS}
