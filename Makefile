@@ -29,7 +29,8 @@ system-packages:
 
 # Unit tests and the notebooks run side by side on two workers (nbval keeps each notebook's
 # cells together on one worker: --dist loadscope).
-test: $(STAMP) system-packages  ## unit tests, property tests and nbval over notebooks/*.ipynb
+test: $(STAMP) system-packages  ## the layer contract, unit tests, property tests and nbval over notebooks/*.ipynb
+	$(VENV)/bin/lint-imports
 	CAUSALEVAL_REQUIRE_POSTGRES=1 CAUSALEVAL_REQUIRE_BROWSER=1 $(PY) -m pytest -n 2 --dist loadscope
 
 reproduce: $(STAMP)  ## run every study notebook at its defaults; rewrites figures/, then lists outputs that differ from git HEAD

@@ -3,9 +3,9 @@ Sec. 3.1), batches of graphs, conversions (CPDAG, latent projection) and the mem
 equivalence class (:mod:`causaleval.graphs.extensions`)."""
 
 from causaleval.graphs.core import (
-    ARROW, CIRCLE, CLASS_TEXT, CausalGraph, GraphBatch, GraphClass, GraphError, GraphLike, _acyclic, _is_acyclic,
+    ARROW, CIRCLE, CLASS_TEXT, GRAPH_CLASSES, CausalGraph, GraphBatch, GraphClass, GraphError, GraphLike, _acyclic, _is_acyclic,
     as_batch, latent_projection, to_cpdag,
 )
 
-__all__ = ["ARROW", "CIRCLE", "CLASS_TEXT", "CausalGraph", "GraphBatch", "GraphClass", "GraphError", "GraphLike",
+__all__ = ["ARROW", "CIRCLE", "CLASS_TEXT", "GRAPH_CLASSES", "CausalGraph", "GraphBatch", "GraphClass", "GraphError", "GraphLike",
            "as_batch", "latent_projection", "to_cpdag"]

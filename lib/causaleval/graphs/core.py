@@ -68,6 +68,9 @@ CLASS_TEXT = {
     GraphClass.MIXED: "a graph with bidirected or circle-marked edges (a MAG or PAG)",
 }
 
+#: the graph classes a learner declares (and a metric accepts), by name
+GRAPH_CLASSES = ("DAG", "CPDAG", "PAG", "MAG")
+
 #: edge token -> (mark at the left node's end, mark at the right node's end)
 EDGE_MARKS: dict[str, tuple[int, int]] = {
     "->": (NONE, ARROW),

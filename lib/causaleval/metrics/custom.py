@@ -24,8 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from causaleval.graphs import CausalGraph, GraphBatch
-from causaleval.learn.learners import GRAPH_CLASSES
+from causaleval.graphs import GRAPH_CLASSES, CausalGraph, GraphBatch
 from causaleval.plugins import check_name
 
 BETTER = ("lower", "higher")
