@@ -45,7 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from causaleval.graphs import CIRCLE, CLASS_TEXT, CausalGraph, GraphClass, GraphError
+from causaleval.graphs import CIRCLE, CLASS_TEXT, GRAPH_CLASSES, CausalGraph, GraphClass, GraphError
 from causaleval.plugins import check_name
 
 CI_TESTS = {"fisher_z": "fisherz", "chi_square": "chisq", "g_test": "gsq"}
@@ -63,9 +63,6 @@ class Learner:
 
 
 LEARNERS: dict[str, Learner] = {}
-
-
-GRAPH_CLASSES = ("DAG", "CPDAG", "PAG", "MAG")
 
 
 def register_learner(name: str, output: str, library: str = "user",
