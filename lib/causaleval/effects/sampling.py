@@ -97,7 +97,7 @@ def dirichlet_network(dag: CausalGraph, cards: int | dict[str, int], concentrati
 
 def position_based_clicks(relevance: np.ndarray, seed: int, *, epsilon: float = 0.1, eta: float = 1.0,
                           examination: np.ndarray | None = None, max_grade: int = 4) -> np.ndarray:
-    """Clicks of the position-based click model (Cheng et al. survey, paper 000, eqs. 33-34).
+    """Clicks of the position-based click model (Cheng et al. 2022 survey, eqs. 33-34).
 
     ``relevance[q, i]`` is the grade (0..``max_grade``) of the item shown at position i + 1
     for query q. A click needs examination and perceived relevance:

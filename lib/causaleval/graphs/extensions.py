@@ -17,7 +17,8 @@ import math
 
 import numpy as np
 
-from causaleval.graphs.core import CausalGraph, _is_acyclic
+from causaleval.graphs.core import CausalGraph
+from causaleval.graphs.marks import _is_acyclic
 
 MAX_UNDIRECTED = 16
 

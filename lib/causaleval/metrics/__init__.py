@@ -1,13 +1,13 @@
 """Metrics of the kit, one module per family (each function names its equation and paper):
 
-* ``structural``: graph against graph (papers 003 and 000);
+* ``structural``: graph against graph (Rehak et al. 2024; Cheng et al. 2022);
 * ``sid_bounds``: SID of a CPDAG as its bounds over the equivalence class (Peters and Buehlmann 2015);
-* ``interventional``: distributions P(O | do(T)) against each other (papers 001 and 000);
-* ``effect``: effect estimates against true effects, uplift and Qini, time-series tests, FACE/FACT (paper 000);
-* ``ibm``: the IBM benchmarking framework's scores and file formats (paper 002);
-* ``ranking``: NDCG, MAP, ARP, APLT at K (paper 000);
-* ``counterfactual``: sparsity, proximity, diversity of counterfactual explanations (paper 000);
-* ``ate_distribution``: Wasserstein distance and mode precision/recall of ATE samples (paper 004);
+* ``interventional``: distributions P(O | do(T)) against each other (Gentzel et al. 2019; Cheng et al. 2022);
+* ``effect``: effect estimates against true effects, uplift and Qini, time-series tests, FACE/FACT (Cheng et al. (2022));
+* ``ibm``: the IBM benchmarking framework's scores and file formats (Shimoni et al. (2018));
+* ``ranking``: NDCG, MAP, ARP, APLT at K (Cheng et al. (2022));
+* ``counterfactual``: sparsity, proximity, diversity of counterfactual explanations (Cheng et al. (2022));
+* ``ate_distribution``: Wasserstein distance and mode precision/recall of ATE samples (Emezue et al. (2023));
 * ``fairness``: counterfactual fairness, PC-fairness, Ctf-DE/IE/SE on a linear SCM, and the
   reconstruction error of counterfactual explanations (Cheng et al. eqs. 24-28);
 * ``refutation``: placebo treatment, random common cause and data subset refutation tests;

@@ -1,4 +1,4 @@
-"""Distribution-level ATE evaluation (Emezue et al. 2023, paper 004, Secs. 3.3-3.4, 4.1, App. D).
+"""Distribution-level ATE evaluation (Emezue et al. 2023, Secs. 3.3-3.4, 4.1, App. D).
 
 A Bayesian causal discovery method gives a posterior over DAGs, hence a sample of ATEs (one
 per sampled DAG); the truth gives one ATE per DAG of the true graph's Markov equivalence

@@ -1,4 +1,4 @@
-"""Counterfactual-explanation metrics of Table II of the Cheng et al. survey (paper 000, Sec. IV.A).
+"""Counterfactual-explanation metrics of Table II of the Cheng et al. 2022 survey (Sec. IV.A).
 
 The survey defines three of its six characteristics precisely enough to compute:
 *sparsity* (the amount of perturbation: here the number of features changed, the L0 norm of

@@ -1,4 +1,4 @@
-"""Effect-estimation metrics of the Cheng et al. survey (paper 000, Sec. II.A, eqs. 4-12) and the
+"""Effect-estimation metrics of the Cheng et al. 2022 survey (Sec. II.A, eqs. 4-12) and the
 causal fairness notions FACE and FACT (Sec. IV.A, eqs. 22-23).
 
 Each function states its equation. Where the printed equation and the cited source differ, the

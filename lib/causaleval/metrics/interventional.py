@@ -48,7 +48,7 @@ def mean_tvd(truth: Tables, estimate: Tables, level: int | None = None) -> float
 
 
 def kl_divergence(p: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """Kullback-Leibler divergence over the last axis, eq. (20) of paper 000 for discrete
+    """Kullback-Leibler divergence over the last axis, eq. (20) of Cheng et al. (2022) for discrete
     distributions: ``D_KL(P || P_hat) = sum_o P(o) ln(P(o) / P_hat(o))`` (nats), with
     ``0 ln 0 = 0`` and ``+inf`` where ``P_hat(o) = 0 < P(o)``; P is the true distribution."""
     p, q = np.asarray(p, dtype=float), np.asarray(q, dtype=float)

@@ -1,4 +1,4 @@
-"""Ranking metrics for unbiased learning to rank, Cheng et al. survey (paper 000, Sec. IV.B, eqs. 29-32).
+"""Ranking metrics for unbiased learning to rank, Cheng et al. 2022 survey (Sec. IV.B, eqs. 29-32).
 
 Every function takes, per query, the values of the items in the order the ranker put them
 (position 1 first): relevance grades for NDCG, 0/1 relevance for MAP, popularity for ARP,

@@ -1,4 +1,4 @@
-"""Structural metrics of a learned graph against a ground truth (paper 003, Secs. 2.2 and 3).
+"""Structural metrics of a learned graph against a ground truth (Rehak et al. (2024), Secs. 2.2 and 3).
 
 Every function takes ``truth`` first, then ``learned`` (as gadjid does); either may be
 a :class:`CausalGraph`, a list of them or a :class:`GraphBatch`. Graphs are aligned by
@@ -39,7 +39,7 @@ COUNTINGS = ("directed", "undirected")
 
 
 class KOutsideRecommendedRange(UserWarning):
-    """nCED's k is valid in [0, 1] but paper 003 (Sec. 3.3) recommends 0 < k < 0.5."""
+    """nCED's k is valid in [0, 1] but Rehak et al. (2024, Sec. 3.3) recommends 0 < k < 0.5."""
 
 
 class Confusion(NamedTuple):
@@ -89,7 +89,7 @@ def _confusion(t: np.ndarray, m: np.ndarray, counting: str) -> Confusion:
 
 
 def confusion(truth: GraphLike, learned: GraphLike, counting: str = "directed") -> Confusion:
-    """TP, FP, FN, TN over ordered pairs (paper 003 Sec. 2.2), arrays over the batch."""
+    """TP, FP, FN, TN over ordered pairs (Rehak et al. 2024, Sec. 2.2), arrays over the batch."""
     t, m, _ = _pair(truth, learned, "confusion")
     return _confusion(t, m, counting)
 
@@ -127,7 +127,7 @@ def f1(truth: GraphLike, learned: GraphLike, counting: str = "directed") -> floa
 
 def roc_auc(truth: GraphLike, learned: GraphLike, counting: str = "directed") -> float | np.ndarray:
     """ROC AUC through the empty graph (0, 0), the learned graph (FPR, TPR) and the
-    complete graph (1, 1) (paper 003 Sec. 2.2), by the trapezoid rule:
+    complete graph (1, 1) (Rehak et al. 2024, Sec. 2.2), by the trapezoid rule:
 
         ROC AUC = (1 + TPR - FPR) / 2.
 
@@ -142,7 +142,7 @@ def roc_auc(truth: GraphLike, learned: GraphLike, counting: str = "directed") ->
 
 def prc_auc(truth: GraphLike, learned: GraphLike, counting: str = "directed") -> float | np.ndarray:
     """Precision-recall AUC through the empty, the learned and the complete graph
-    (paper 003 Sec. 2.2), with the step-wise (average precision) rule:
+    (Rehak et al. 2024, Sec. 2.2), with the step-wise (average precision) rule:
 
         PRC AUC = R * P + (1 - R) * pi,   pi = (TP + FN) / N(N-1),
 
@@ -250,10 +250,10 @@ def shd_cpdag(truth: GraphLike, learned: GraphLike) -> float | np.ndarray:
 def _check_k(k: float) -> float:
     k = float(k)
     if not 0.0 <= k <= 1.0:
-        raise ValueError(f"k must lie in [0, 1] for nCED to stay normalized (paper 003 Sec. 3.3), got {k}")
+        raise ValueError(f"k must lie in [0, 1] for nCED to stay normalized (Rehak et al. 2024, Sec. 3.3), got {k}")
     if not 0.0 < k < 0.5:
         warnings.warn(
-            f"k={k} lies outside 0 < k < 0.5, the range paper 003 (Sec. 3.3) recommends "
+            f"k={k} lies outside 0 < k < 0.5, the range Rehak et al. (2024, Sec. 3.3) recommends "
             "so that an undirected graph scores better than the empty graph",
             KOutsideRecommendedRange,
             stacklevel=3,
@@ -329,9 +329,9 @@ def _cpdags(batch: GraphBatch, role: str = "input") -> np.ndarray:
     return converted[inverse.ravel()]
 
 
-# ---------------------------------------------------------------- Cheng et al. survey (paper 000, Sec. III.A)
+# ---------------------------------------------------------------- Cheng et al. 2022 survey (Sec. III.A)
 def shd_pairs(truth: GraphLike, learned: GraphLike) -> float | np.ndarray:
-    """SHD as edit count, eq. (13) of paper 000: ``SHD = A + D + I`` (edges added, deleted,
+    """SHD as edit count, eq. (13) of Cheng et al. (2022): ``SHD = A + D + I`` (edges added, deleted,
     wrongly oriented), one per unordered node pair whose edge differs in presence, direction
     or kind; a reversed edge costs 1 (gadjid's ``shd``, Tsamardinos et al. 2006). The graphs
     are compared as given; pass CPDAGs to compare equivalence classes."""
@@ -353,14 +353,14 @@ def _adjacency(m: np.ndarray) -> np.ndarray:
 
 
 def frobenius(truth: GraphLike, learned: GraphLike) -> float | np.ndarray:
-    """Eq. (14) of paper 000: ``sqrt(trace((B_true - B_hat)^T (B_true - B_hat)))`` over adjacency matrices."""
+    """Eq. (14) of Cheng et al. (2022): ``sqrt(trace((B_true - B_hat)^T (B_true - B_hat)))`` over adjacency matrices."""
     t, m, single = _pair(truth, learned, "frobenius")
     d = _adjacency(m) - _adjacency(t)
     return _out(np.sqrt((d**2).sum(axis=(1, 2))), single)
 
 
 def adjacency_mse(truth: GraphLike, learned: GraphLike, per: str = "entries") -> float | np.ndarray:
-    """Eq. (18) of paper 000: ``(1/|T|) sum (T - A)^2`` over the adjacency matrices. ``per="entries"``
+    """Eq. (18) of Cheng et al. (2022): ``(1/|T|) sum (T - A)^2`` over the adjacency matrices. ``per="entries"``
     divides by the N^2 entries (the formula's ``|T|``, scikit-learn's ``mean_squared_error``);
     ``per="nodes"`` by N, as the survey's text says ("divided by the total number of nodes")."""
     if per not in ("entries", "nodes"):
@@ -404,7 +404,7 @@ def _edge_scores(truth: CausalGraph, scores: Any, counting: str) -> tuple[np.nda
 
 def edge_roc_auc(truth: CausalGraph, scores: Any, counting: str = "directed") -> float:
     """Area under the ROC curve (recall against FPR) of edge scores (e.g. bootstrap edge
-    frequencies, ``scores[i, j]`` for ``i -> j``) over the N(N-1) ordered pairs (paper 000,
+    frequencies, ``scores[i, j]`` for ``i -> j``) over the N(N-1) ordered pairs (Cheng et al. (2022),
     Sec. III.A item 7): the Mann-Whitney probability that a true edge outscores a non-edge,
     ties counting one half."""
     y, s = _edge_scores(truth, scores, counting)
@@ -418,7 +418,7 @@ def edge_roc_auc(truth: CausalGraph, scores: Any, counting: str = "directed") ->
 
 
 def edge_pr_auc(truth: CausalGraph, scores: Any, counting: str = "directed") -> float:
-    """Area under the precision-recall curve of edge scores (paper 000, Sec. III.A item 8),
+    """Area under the precision-recall curve of edge scores (Cheng et al. 2022, Sec. III.A item 8),
     as average precision: ``sum_k (R_k - R_{k-1}) P_k`` over the distinct score thresholds
     from the highest."""
     y, s = _edge_scores(truth, scores, counting)
@@ -435,7 +435,7 @@ def edge_pr_auc(truth: CausalGraph, scores: Any, counting: str = "directed") -> 
 
 # ---------------------------------------------------------------- SHD between CPDAGs, one error per node pair
 def shd_cpdag_pairs(truth: GraphLike, learned: GraphLike) -> float | np.ndarray:
-    """SHD between CPDAGs as Tsamardinos et al. (2006, paper 003's reference [31] for eq. 5)
+    """SHD between CPDAGs as Tsamardinos et al. (2006, Rehak et al.'s reference [31] for eq. 5)
     count it: both graphs are turned into CPDAGs as in :func:`shd_cpdag`, then each unordered
     node pair whose edge differs costs 1, whether the edge is missing, extra, reversed, or
     directed in one CPDAG and undirected in the other (:func:`shd_pairs` on the CPDAGs).
