@@ -174,3 +174,25 @@ def test_a_reversal_costs_two_here_and_one_in_gadjid():
 
     t, r = CausalGraph.from_edges(["a->b"]), CausalGraph.from_edges(["b->a"], nodes=("a", "b"))
     assert M.shd_dag(t, r) == 2 and gadjid.shd(t.to_gadjid(), r.to_gadjid())[1] == 1
+
+
+def test_sid_bounds_checks_once_and_aligns_a_learned_graph_in_another_node_order(monkeypatch):
+    """The bounds are the min and max SID over the class's members, whatever the learned graph's
+    node order; its graphs pass the shared check once (the members are not re-checked)."""
+    from causaleval.graphs.extensions import mec_members
+    import importlib
+
+    from causaleval.metrics import _checks, sid_bounds
+
+    module = importlib.import_module("causaleval.metrics.sid_bounds")
+    from causaleval.metrics.structural import sid
+
+    truth = CausalGraph.from_edges(["a -> b", "b -> c", "a -> c"], nodes=["a", "b", "c"])
+    learned = CausalGraph.from_edges(["c - b", "b - a"], nodes=["c", "b", "a"])
+    expected = [float(sid(truth, m)) for m in mec_members(learned)]
+    calls = []
+    original = _checks.graph_pair
+    monkeypatch.setattr(module, "graph_pair", lambda *a, **k: calls.append(a[0]) or original(*a, **k))
+    bounds = sid_bounds(truth, learned)
+    assert (bounds["sid_min"], bounds["sid_max"], bounds["members"]) == (min(expected), max(expected), 3)
+    assert calls == ["sid_bounds"]

@@ -17,9 +17,11 @@ extension (PC's conflicting orientations, written as bidirected edges and read h
 undirected) has no member: it is scored through the fallback extension of
 :func:`causaleval.graphs.extensions.consistent_extension` and reported with ``members = 0``.
 A class past the enumeration limit gets NaN bounds and ``members = -1``, never a guess.
-The graphs are checked as by the other metrics (:mod:`causaleval.metrics._checks`): the
+The graphs are checked once, as by the other metrics (:mod:`causaleval.metrics._checks`): the
 truth must be a DAG, and the learned graph (its bidirected edges read as undirected) a
-DAG or PDAG; a directed cycle or a circle mark (a PAG) is refused, naming the graph.
+DAG or PDAG; a directed cycle or a circle mark (a PAG) is refused, naming the graph. The class
+members built from the checked graph are DAGs by construction and are scored without a second
+check.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import numpy as np
 
 from causaleval.graphs import CausalGraph
 from causaleval.metrics._checks import CPDAGS, DAGS, graph_pair, require_class
-from causaleval.metrics.structural import sid
+from causaleval.metrics.structural import _gadjid_sid
 
 
 def as_pdag(graph: CausalGraph) -> CausalGraph:
@@ -46,9 +48,9 @@ def sid_bounds(truth: CausalGraph, learned: CausalGraph) -> dict[str, float | in
     with NaN bounds when the class is past the enumeration limit)."""
     from causaleval.graphs.extensions import NoExtension, TooManyOrientations, consistent_extension, mec_members
 
-    pdag = as_pdag(learned)
-    truth_batch, _, _ = graph_pair("sid_bounds", truth, pdag, CPDAGS)
+    truth_batch, learned_batch, _ = graph_pair("sid_bounds", truth, as_pdag(learned), CPDAGS)
     require_class(truth_batch, DAGS, "truth", "sid_bounds")
+    pdag = learned_batch[0]  # in the truth's node order, as the truth's matrix below
     if pdag.is_dag():
         members = [pdag]
     else:
@@ -58,6 +60,6 @@ def sid_bounds(truth: CausalGraph, learned: CausalGraph) -> dict[str, float | in
             return {"sid_min": float("nan"), "sid_max": float("nan"), "members": -1}
         except NoExtension:
             members = []
-    scores = sid(truth, members or [consistent_extension(pdag)])
-    scores = np.atleast_1d(scores)
+    truth_matrix = truth_batch.matrices[0]
+    scores = np.array([_gadjid_sid(truth_matrix, dag.matrix) for dag in members or [consistent_extension(pdag)]])
     return {"sid_min": float(scores.min()), "sid_max": float(scores.max()), "members": len(members)}
