@@ -6,9 +6,10 @@ is built from what the studies wrote, never from prose:
 
 * the notebook's title and its first paragraph (what it reproduces);
 * the verdicts of the study's ``claims`` table (``<figures>/<study>/claims.csv``): one row per
-  paper claim with a ``statement``, a verdict column (``verdict``, or ``holds here`` with
-  True / False / empty) and its ``evidence``; a verdict reads *holds*, *does not hold*,
-  *undecided* (a statistical claim its interval does not decide) or *not tested*;
+  paper claim with a ``statement``, a ``verdict`` of :mod:`causaleval.verdicts`' vocabulary and
+  its ``evidence``. The count that leads a study's section is of the evidence alone (*holds*,
+  *does not hold*, *undecided*); *by construction*, *paper vs itself* and *not tested* rows are
+  counted on a line of their own;
 * the agreement with the paper's cells from ``agreement.csv`` when the study writes one (a
   ``status`` column whose values are counted, e.g. *matches*, *differs, explained*,
   *unexplained*);
@@ -31,7 +32,7 @@ from typing import Any
 
 import pandas as pd
 
-from causaleval import paths
+from causaleval import paths, verdicts
 from causaleval.studies import studies
 
 VERDICT_COLUMNS = ("verdict", "holds here")
@@ -158,6 +159,7 @@ def _front_page(pages: list[StudyPage]) -> str:
 body {{ font-family: sans-serif; max-width: 70em; margin: 2em auto; padding: 0 1em; }}
 table {{ border-collapse: collapse; margin: 0.5em 0; }} td, th {{ border: 1px solid #bbb; padding: 0.2em 0.5em; vertical-align: top; }}
 .holds {{ color: #176117; }} .does-not-hold {{ color: #a11; }} .undecided {{ color: #8a5a00; }} .not-tested {{ color: #666; }}
+.by-construction {{ color: #555; font-style: italic; }} .paper-vs-itself {{ color: #335; font-style: italic; }}
 img {{ max-width: 22em; border: 1px solid #ddd; margin: 0.2em; }}
 </style></head><body>
 <h1>causaleval: reproduced studies</h1>
@@ -178,10 +180,13 @@ def _section(page: StudyPage) -> str:
         claims = "<p>This study writes no claims table (<code>claims.csv</code>).</p>"
     else:
         counts = Counter(page.claims["verdict"])
+        evidence = Counter({v: counts.get(v, 0) for v in verdicts.EVIDENCE})
+        apart = Counter({v: n for v, n in counts.items() if v not in verdicts.EVIDENCE})
         rows = "".join(
             f"<tr><td>{e(r.statement)}</td><td class=\"{_css(r.verdict)}\">{e(r.verdict)}</td><td>{e(r.evidence)}</td></tr>"
             for r in page.claims.itertuples())
-        claims = (f"<p>Claims: {_counts(counts)}.</p><table><tr><th>claim</th><th>verdict</th>"
+        claims = (f"<p>Claims tested against the evidence: {_counts(evidence)}.</p>"
+                  f"<p>Not counted as evidence: {_counts(apart) or 'none'}.</p><table><tr><th>claim</th><th>verdict</th>"
                   f"<th>evidence</th></tr>{rows}</table>")
     agreement = (f"<p>Cells against the paper: {_counts(page.agreement)}.</p>" if page.agreement
                  else "<p>Cells against the paper: this study writes no agreement table "
@@ -199,7 +204,7 @@ def _section(page: StudyPage) -> str:
 
 
 def _counts(counts: Counter) -> str:
-    return ", ".join(f"{n} {k}" for k, n in sorted(counts.items(), key=lambda kv: -kv[1]))
+    return ", ".join(f"{n} {k}" for k, n in counts.items())
 
 
 def _css(text: str) -> str:
