@@ -13,7 +13,7 @@ A graph on nodes ``v_0 .. v_{N-1}`` is an ``N x N`` int8 matrix ``m`` in which
 
 So ``a -> b``: m[a,b]=1, m[b,a]=0; ``a <-> b``: both 1; ``a - b`` (CPDAG) and
 ``a o-o b`` (PAG): both -1; ``a o-> b``: m[a,b]=1, m[b,a]=-1. The diagonal is 0
-(no self-loops). Paper 003 reads ``m[i, j]`` as the edge ``e_{i,j}`` "from i to j"
+(no self-loops). Rehak et al. (2024) reads ``m[i, j]`` as the edge ``e_{i,j}`` "from i to j"
 being present (1), absent (0) or undirected (-1): the same matrix.
 
 The encoding does not tell a CPDAG's undirected edge from a PAG's ``o-o`` edge,

@@ -5,7 +5,7 @@ a :class:`CausalGraph`, a list of them or a :class:`GraphBatch`. Graphs are alig
 node name (mismatched node sets raise a ValueError) and a batch is scored in one
 vectorized numpy pass. A single learned graph gives a float, a batch a 1-D array.
 
-Counting. Paper 003 treats each ordered pair (i, j), i != j, as one "edge"
+Counting. Rehak et al. (2024) treats each ordered pair (i, j), i != j, as one "edge"
 ``e_ij`` of the {-1, 0, 1} matrix, so TP + FP + FN + TN = N(N-1) (Table 3 remark):
 
 * ``counting="directed"`` (the paper's starred columns): an entry is positive iff it
