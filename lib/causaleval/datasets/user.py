@@ -2,8 +2,9 @@
 
 Three layouts, each with a tiny example under ``data/examples/``:
 
-* **A Bayesian network file** (``.bif``, ``.bif.gz``, ``.xmlbif``, ``.xml``): read with pgmpy's
-  ``BIFReader`` / ``XMLBIFReader``; the study samples it as it samples a shipped network.
+* **A Bayesian network file** (``.bif``, ``.bif.gz``, ``.xmlbif``, ``.xml``): BIF read by the kit's
+  reader (:mod:`causaleval.datasets.bif`: errors with line and column), XMLBIF by pgmpy's
+  ``XMLBIFReader``; the study samples it as it samples a shipped network.
 * **A ground-truth edge list** (any other suffix, e.g. ``truth.edges`` or ``truth.csv``): a
   comma-separated file with the header ``cause,effect`` and one directed edge per row; a node
   without edges is declared on a row of its own with an empty ``effect``. The graph must be a
@@ -31,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from causaleval import paths
+from causaleval.datasets.bif import parse_bif
 from causaleval.datasets.factorial import FactorialData, binarize
 from causaleval.datasets.kdl import KdlSchema, _to_flags
 from causaleval.datasets.readers import DataFileError, Table, check_keys, check_numbers, read_table
@@ -69,7 +71,7 @@ def read_bif(path: str | Path) -> Any:
 
 @functools.lru_cache(maxsize=8)
 def _read_bif(name: str, _mtime: int, _size: int) -> Any:
-    from pgmpy.readwrite import BIFReader, XMLBIFReader
+    from pgmpy.readwrite import XMLBIFReader
 
     from causaleval.datasets.readers import read_bytes
 
@@ -79,15 +81,15 @@ def _read_bif(name: str, _mtime: int, _size: int) -> Any:
         text = read_bytes(path, expected).decode("utf-8-sig")
     except UnicodeDecodeError as err:
         raise DataFileError(f"{path}: bytes that are not UTF-8 text at byte {err.start}; expected {expected}") from err
-    xml = name.lower().endswith((".xmlbif", ".xml"))
-    try:
-        model = XMLBIFReader(string=text).get_model() if xml else BIFReader(string=text).get_model()
-        model.check_model()
-    except Exception as err:  # pyparsing, XML and pgmpy's own errors: all mean a damaged file
-        kind = "XMLBIF" if xml else "BIF"
-        raise DataFileError(f"{path}: not a readable {kind} network ({type(err).__name__}: {err}); "
-                            f"expected {'an XMLBIF document' if xml else expected} whose tables "
-                            "cover every variable and sum to 1") from err
+    if name.lower().endswith((".xmlbif", ".xml")):
+        try:
+            model = XMLBIFReader(string=text).get_model()
+            model.check_model()
+        except Exception as err:  # XML and pgmpy's own errors: all mean a damaged file
+            raise DataFileError(f"{path}: not a readable XMLBIF network ({type(err).__name__}: {err}); expected "
+                                "an XMLBIF document whose tables cover every variable and sum to 1") from err
+    else:
+        model = parse_bif(path, text)
     if len(model.nodes()) < 2:
         raise DataFileError(f"{path}: holds a network of {len(model.nodes())} variable(s); expected {expected} "
                             "with at least 2 variables")
