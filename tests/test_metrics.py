@@ -196,3 +196,10 @@ def test_sid_bounds_checks_once_and_aligns_a_learned_graph_in_another_node_order
     bounds = sid_bounds(truth, learned)
     assert (bounds["sid_min"], bounds["sid_max"], bounds["members"]) == (min(expected), max(expected), 3)
     assert calls == ["sid_bounds"]
+
+
+@pytest.mark.parametrize("k", [None, "0.2", True, [0.2]])
+def test_nced_refuses_a_k_that_is_not_a_number(k):
+    truth = CausalGraph.from_edges(["a -> b"], nodes=["a", "b"])
+    with pytest.raises(TypeError, match=r"k must be a number in \[0, 1\].*got"):
+        M.nced(truth, truth, k=k)

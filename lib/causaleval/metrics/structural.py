@@ -248,6 +248,9 @@ def shd_cpdag(truth: GraphLike, learned: GraphLike) -> float | np.ndarray:
 
 
 def _check_k(k: float) -> float:
+    if isinstance(k, bool) or not isinstance(k, (int, float, np.integer, np.floating)):
+        raise TypeError(f"k must be a number in [0, 1] (the weight of a reversed or undirected end, Rehak et al. "
+                        f"2024, Sec. 3.3), got {k!r} of type {type(k).__name__}")
     k = float(k)
     if not 0.0 <= k <= 1.0:
         raise ValueError(f"k must lie in [0, 1] for nCED to stay normalized (Rehak et al. 2024, Sec. 3.3), got {k}")
