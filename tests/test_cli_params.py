@@ -294,6 +294,8 @@ def test_check_figures_lists_outputs_that_differ_from_head(repo, monkeypatch, ca
     (figs / "new.csv").write_text("v\n1\n")
     (figs / "t.provenance.json").write_text('{"code": {}}\n')
     (figs / ".t.csv.123.abcdefgh.csv").write_text("a temporary")
+    (repo / ".gitignore").write_text("figures/*/measured_*\n")
+    (figs / "measured_runtime.csv").write_text("seconds\n0.31\n")  # varies by machine: not committed, not new
     assert (figs / "f.png").read_bytes() != _png("red", 9)
     rows, compared = report.compare_figures()
     assert compared == 4 and sorted(rows) == [

@@ -265,7 +265,8 @@ def compare_figures(rev: str = "HEAD") -> tuple[list[tuple[str, str]], int]:
     ``differs`` (tables, Markdown, LaTeX, PDF: not byte-equal; PNG: not pixel-equal),
     ``missing`` (committed, not written by the run) or ``new`` (written, not committed),
     and the number of committed outputs compared. Provenance sidecars are left out: they
-    differ whenever the code does."""
+    differ whenever the code does. So are outputs git ignores: measurements that vary by machine
+    (``figures/*/measured_*``, e.g. study 5's run times) are shown and saved, never committed."""
     committed = [name for name in _git("ls-tree", "-r", "--name-only", rev, "--", "figures").splitlines()
                  if not name.endswith(".provenance.json")]
     root = paths.figures_root()
@@ -277,11 +278,12 @@ def compare_figures(rev: str = "HEAD") -> tuple[list[tuple[str, str]], int]:
         elif not _same_output(_git("show", f"{rev}:{name}", text=False), fresh.read_bytes(), fresh.suffix):
             rows.append(("differs", name))
     known = {Path(name).relative_to("figures") for name in committed}
-    for fresh in sorted(root.rglob("*")):
-        rel = fresh.relative_to(root)
-        if (fresh.is_file() and rel not in known and not fresh.name.endswith(".provenance.json")
-                and not any(part.startswith(".") for part in rel.parts)):
-            rows.append(("new", (Path("figures") / rel).as_posix()))
+    new = [(Path("figures") / fresh.relative_to(root)).as_posix() for fresh in sorted(root.rglob("*"))
+           if fresh.is_file() and fresh.relative_to(root) not in known and not fresh.name.endswith(".provenance.json")
+           and not any(part.startswith(".") for part in fresh.relative_to(root).parts)]
+    ignored = set(subprocess.run(["git", "check-ignore", "--no-index", "--", *new], cwd=paths.ROOT, text=True,
+                                 capture_output=True).stdout.splitlines()) if new else set()
+    rows += [("new", name) for name in new if name not in ignored]
     return rows, len(committed)
 
 
