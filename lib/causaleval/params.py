@@ -180,7 +180,7 @@ def schema_path(study: str) -> Path:
     notebook = paths.study_notebook(study)
     if notebook is None:
         raise ParameterError(f"unknown study {study!r}: no notebook {study}.ipynb or NN_{study}.ipynb "
-                             f"in {paths.display(paths.NOTEBOOKS)}")
+                             f"in {', '.join(paths.display(d) for d in paths.study_dirs())}")
     return notebook.with_suffix(".params.yaml")
 
 

@@ -1,7 +1,9 @@
 """Where the kit reads and writes, resolved from one place.
 
-``CAUSALEVAL_FIGURES`` overrides the root that the tables and figures of runs at the
-notebooks' defaults go to (``figures/``; the test suite points it at a temporary folder
+Study notebooks are found in the kit's ``notebooks/`` and in a user's own study folders
+(:func:`study_dirs`: each folder of ``CAUSALEVAL_STUDIES``, then ``./studies`` of the working
+directory), so a user's study never lives inside the kit. ``CAUSALEVAL_FIGURES`` overrides the
+root that the tables and figures of the kit's runs at the notebooks' defaults go to (``figures/``; the test suite points it at a temporary folder
 so nbval never rewrites ``figures/``); ``CAUSALEVAL_CACHE`` the folder of cached trial
 tables. Runs with other parameters go to ``runs/`` (see :func:`causaleval.report.output_dir`).
 """
@@ -29,14 +31,42 @@ def figures_root() -> Path:
     return Path(os.environ.get("CAUSALEVAL_FIGURES", ROOT / "figures"))
 
 
+def study_dirs() -> list[Path]:
+    """Where study notebooks (``NN_<name>.ipynb``) are looked for: the kit's ``notebooks/``, each
+    folder of ``CAUSALEVAL_STUDIES`` (separated by ``os.pathsep``), then ``./studies`` of the
+    working directory when it exists; each folder once."""
+    found = [NOTEBOOKS]
+    extra = [Path(p) for p in os.environ.get("CAUSALEVAL_STUDIES", "").split(os.pathsep) if p]
+    for folder in [*extra, Path.cwd() / "studies"]:
+        folder = folder.resolve()
+        if folder.is_dir() and folder not in found:
+            found.append(folder)
+    return found
+
+
+def is_user_study(notebook: Path) -> bool:
+    """A notebook outside the kit's ``notebooks/`` (a user's own study)."""
+    return notebook.resolve().parent != NOTEBOOKS.resolve()
+
+
+def study_figures(notebook: Path) -> Path:
+    """Where a study writes at its defaults: ``figures/<stem>`` of the kit (:func:`figures_root`)
+    for the kit's studies, ``<the study's folder>/figures/<stem>`` for a user's own."""
+    root = notebook.parent / "figures" if is_user_study(notebook) else figures_root()
+    return root / notebook.stem
+
+
 def study_notebook(study: str) -> Path | None:
-    """``notebooks/<study>.ipynb``, or ``notebooks/NN_<study>.ipynb`` for a study named
-    without its number; None when there is no such notebook."""
-    exact = NOTEBOOKS / f"{study}.ipynb"
-    if exact.exists():
-        return exact
-    numbered = sorted(NOTEBOOKS.glob(f"[0-9][0-9]_{study}.ipynb"))
-    return numbered[0] if len(numbered) == 1 else None
+    """The notebook ``<study>.ipynb``, or ``NN_<study>.ipynb`` for a study named without its number,
+    in the first folder of :func:`study_dirs` that holds it; None when there is none."""
+    for folder in study_dirs():
+        exact = folder / f"{study}.ipynb"
+        if exact.exists():
+            return exact
+        numbered = sorted(folder.glob(f"[0-9][0-9]_{study}.ipynb"))
+        if len(numbered) == 1:
+            return numbered[0]
+    return None
 
 
 def display(path: Path) -> str:

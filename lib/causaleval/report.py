@@ -45,7 +45,8 @@ def output_dir(study: str, override: str | os.PathLike | None = None,
     if override:
         return Path(override)
     if params is None or is_default(study, params):
-        return paths.figures_root() / study
+        notebook = paths.study_notebook(study)
+        return paths.study_figures(notebook) if notebook is not None else paths.figures_root() / study
     return paths.RUNS / study_name(study) / f"papermill-{parameter_hash(params)}" / "figures"
 
 
@@ -244,6 +245,8 @@ def _clean_commit(notebook: Path | None, nb_hash: str | None) -> str | None:
         if _git("status", "--porcelain", "--", str(paths.KIT)).strip():
             return None
         if notebook is not None:
+            if paths.is_user_study(notebook):
+                return None  # a user's study: its own folder's history is not the kit's
             committed = _git("show", f"HEAD:{notebook.resolve().relative_to(paths.ROOT).as_posix()}")
             if notebook_hash(committed) != nb_hash:
                 return None

@@ -94,11 +94,12 @@ def read_agreement(folder: Path) -> Counter | None:
     return Counter(table["status"].astype(str))
 
 
-def study_page(name: str, notebook: Path, figures_root: Path) -> StudyPage:
-    """Collect the front-page facts of one executed study notebook."""
+def study_page(name: str, notebook: Path, figures_root: Path | None = None) -> StudyPage:
+    """Collect the front-page facts of one executed study notebook (its outputs in
+    ``figures_root/<stem>``, by default where the study writes: :func:`causaleval.paths.study_figures`)."""
     nb = json.loads(notebook.read_text())
     title, summary = _title_and_summary(nb)
-    folder = figures_root / notebook.stem
+    folder = figures_root / notebook.stem if figures_root is not None else paths.study_figures(notebook)
     stamps = sorted(folder.glob("*.provenance.json"))
     return StudyPage(
         name=name, notebook=notebook, title=title, summary=summary,
@@ -133,7 +134,6 @@ def build(out: Path | None = None, notebooks: dict[str, Path] | None = None,
 
     out = out or paths.RUNS / "report"
     notebooks = notebooks if notebooks is not None else studies()
-    figures_root = figures_root or paths.figures_root()
     if out.exists():
         shutil.rmtree(out)
     (out / "figures").mkdir(parents=True)

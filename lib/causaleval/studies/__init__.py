@@ -14,10 +14,17 @@ _NOTEBOOK = re.compile(r"^\d\d_(?P<name>\w+)\.ipynb$")
 
 
 def studies() -> dict[str, Path]:
-    """Study name -> notebook path, from the files in ``notebooks/``."""
-    found = {}
-    for path in sorted(paths.NOTEBOOKS.glob("*.ipynb")):
-        match = _NOTEBOOK.match(path.name)
-        if match:
+    """Study name -> notebook path: the kit's notebooks, then a user's (``NN_<name>.ipynb`` in each
+    folder of :func:`causaleval.paths.study_dirs`). A user's study may not take a name already
+    taken (the error names both notebooks)."""
+    found: dict[str, Path] = {}
+    for folder in paths.study_dirs():
+        for path in sorted(folder.glob("*.ipynb")):
+            match = _NOTEBOOK.match(path.name)
+            if not match:
+                continue
+            if match["name"] in found:
+                raise ValueError(f"study {match['name']!r} is defined twice: {paths.display(found[match['name']])} "
+                                 f"and {paths.display(path)}; rename one of them")
             found[match["name"]] = path
     return found
