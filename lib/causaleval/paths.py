@@ -50,10 +50,12 @@ def is_user_study(notebook: Path) -> bool:
 
 
 def study_figures(notebook: Path) -> Path:
-    """Where a study writes at its defaults: ``figures/<stem>`` of the kit (:func:`figures_root`)
-    for the kit's studies, ``<the study's folder>/figures/<stem>`` for a user's own."""
-    root = notebook.parent / "figures" if is_user_study(notebook) else figures_root()
-    return root / notebook.stem
+    """Where a study writes at its defaults: ``<root>/<stem>``, the root being ``CAUSALEVAL_FIGURES``
+    when set, else the kit's ``figures/`` for the kit's studies and ``<the study's folder>/figures``
+    for a user's own."""
+    if "CAUSALEVAL_FIGURES" in os.environ or not is_user_study(notebook):
+        return figures_root() / notebook.stem
+    return notebook.parent / "figures" / notebook.stem
 
 
 def study_notebook(study: str) -> Path | None:
