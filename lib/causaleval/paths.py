@@ -1,6 +1,6 @@
 """Where the kit reads and writes, resolved from one place.
 
-Study notebooks are found in the kit's ``notebooks/`` and in a user's own study folders
+``CAUSALEVAL_RUNS`` moves ``runs/``. Study notebooks are found in the kit's ``notebooks/`` and in a user's own study folders
 (:func:`study_dirs`: each folder of ``CAUSALEVAL_STUDIES``, then ``./studies`` of the working
 directory), so a user's study never lives inside the kit. ``CAUSALEVAL_FIGURES`` overrides the
 root that the tables and figures of the kit's runs at the notebooks' defaults go to (``figures/``; the test suite points it at a temporary folder
@@ -18,7 +18,7 @@ KIT = ROOT / "lib" / "causaleval"
 NOTEBOOKS = ROOT / "notebooks"
 DATA = ROOT / "data"
 PAPER_VALUES = DATA / "paper_values"
-RUNS = ROOT / "runs"
+RUNS = Path(os.environ.get("CAUSALEVAL_RUNS", ROOT / "runs"))  # run folders, the report, caches
 
 
 def cache_root() -> Path:

@@ -1,8 +1,9 @@
 """``python -m causaleval``: list, run and reproduce the study notebooks through papermill.
 
-* ``list``: the studies (``notebooks/NN_name.ipynb`` is study ``name``), their parameters,
-  declared types (``notebooks/NN_name.params.yaml``) and defaults.
-* ``run STUDY [-p NAME VALUE ...] [--tag TAG] [--force] [--verbose]``: check the values
+* ``list``: the studies (``notebooks/NN_name.ipynb`` is study ``name``; a user's own studies
+  are found in ``CAUSALEVAL_STUDIES`` and ``./studies``), their parameters, declared types
+  (``NN_name.params.yaml``) and defaults.
+* ``run STUDY [-p NAME VALUE ...] [--params-file YAML] [--tag TAG] [--force] [--verbose]``: check the values
   against the study's schema and its ``check_params`` (before any kernel starts), then
   execute the notebook into ``runs/<study>/<tag>/`` (the executed notebook, an HTML export
   and ``parameters.yaml``, the resolved parameters). The tag defaults to ``default``
@@ -12,15 +13,17 @@
   otherwise. ``--inplace`` executes the committed notebook itself (defaults only).
 * ``reproduce [--inplace]``: run every study at its defaults, replacing ``runs/<study>/default/``.
 * ``check-figures [--strict]``: list the outputs under ``figures/`` that differ from git HEAD's.
-* ``new NAME --paper "Author et al. 2026" [--title T] [--no-run]``: start a study from the
-  kit's template (:mod:`causaleval.app.scaffold`) and execute its notebook in place.
+* ``new NAME --paper "Author et al. 2026" [--dir DIR] [--title T] [--no-run]``: start a study of
+  one's own in ``DIR`` (default ``./studies``) from the kit's template
+  (:mod:`causaleval.app.scaffold`) and execute its notebook in place.
 * ``report``: the static HTML site of every study, ``runs/report/index.html`` (:mod:`causaleval.app.site`).
 * ``collect sqlite|postgres --subjects N --trials T --out DIR``: run (or resume) a
   factorial experiment on a real query engine (:mod:`causaleval.collect`).
 
 Runs never mix: a run executes in a hidden folder ``runs/<study>/.<tag>.running-<pid>/``
 and is renamed into place only when every cell succeeded. A run into an existing tag is
-refused unless ``--force`` (which replaces the folder once the new run succeeded). A
+refused unless ``--force`` (which replaces the folder once the new run succeeded), and so is a
+second run into a tag while the first is still running (a lock per tag). A
 failed run writes nothing to ``runs/<study>/<tag>/`` or ``figures/``; its executed
 notebook (with the error) is kept in ``runs/<study>/<tag>.failed/``, and the error is
 printed as one paragraph (``--verbose`` adds the traceback).
@@ -136,6 +139,8 @@ def run_study(name: str, overrides: dict[str, Any], tag: str | None = None, inpl
         raise ValueError(f"--tag {tag!r}: expected letters, digits, '_' and '-' (starting with a letter or digit)")
     folder = paths.RUNS / name
     final = folder / tag
+    (paths.RUNS / ".locks").mkdir(parents=True, exist_ok=True)
+    lock = _lock(paths.RUNS / ".locks" / f"{name}.{tag}.lock", name, tag)
     if final.exists() and not inplace and not force:
         raise ValueError(f"{_show(final)} holds an earlier run; --force replaces it, --tag NAME picks another folder")
     _remove_stale(folder)
@@ -147,8 +152,13 @@ def run_study(name: str, overrides: dict[str, Any], tag: str | None = None, inpl
     env = {}
     if overrides and not overrides.get("output_dir"):  # None or "" too: the run folder, never a shared one
         injected["output_dir"] = str(work / "figures")
+    destination = paths.study_figures(notebook)  # where a run at the defaults writes, once it succeeded
     if not overrides:
         env["CAUSALEVAL_FIGURES"] = str(work / _DEFAULT_FIGURES)
+    env["CAUSALEVAL_CALLER_CWD"] = os.getcwd()  # relative file parameters are the caller's
+    user_dirs = paths.study_dirs()[1:]
+    if user_dirs:  # a user's studies, for the kernel, whose working directory is the notebook's folder
+        env["CAUSALEVAL_STUDIES"] = os.pathsep.join(str(d) for d in user_dirs)
     resolved = json.loads(json.dumps({**params.defaults(notebook), **injected}, default=str))  # plain YAML types
     (work / "parameters.yaml").write_text(yaml.safe_dump(_moved(resolved, work, final), sort_keys=True))
     output = work / notebook.name
@@ -160,7 +170,7 @@ def run_study(name: str, overrides: dict[str, Any], tag: str | None = None, inpl
             km = KernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(sockets, "kernel"))
             try:
                 papermill.execute_notebook(
-                    str(notebook), str(output), parameters=injected, cwd=str(paths.NOTEBOOKS),
+                    str(notebook), str(output), parameters=injected, cwd=str(notebook.parent),
                     kernel_name="python3", progress_bar=sys.stderr.isatty(), km=km,
                 )
             finally:  # papermill leaves a kernel it was given running
@@ -175,10 +185,10 @@ def run_study(name: str, overrides: dict[str, Any], tag: str | None = None, inpl
         _export_html(output)
     if not overrides:
         for made in sorted((work / _DEFAULT_FIGURES).glob("*")):
-            _replace_dir(made, paths.figures_root() / made.name)
+            _replace_dir(made, destination.parent / made.name)
         shutil.rmtree(work / _DEFAULT_FIGURES, ignore_errors=True)
     shutil.rmtree(folder / f"{tag}.failed", ignore_errors=True)
-    figures = (paths.figures_root() / notebook.stem if not overrides
+    figures = (destination if not overrides
                else Path(overrides.get("output_dir") or final / "figures"))
     if inplace:
         shutil.move(str(output), str(notebook))
@@ -187,7 +197,28 @@ def run_study(name: str, overrides: dict[str, Any], tag: str | None = None, inpl
         _replace_dir(work, final)
     done = notebook if inplace else final / notebook.name
     print(f"study {name} done: {_show(done)}; tables and figures in {_show(figures)}", file=sys.stderr)
+    lock.close()
     return done
+
+
+def _lock(path: Path, name: str, tag: str):
+    """An exclusive lock on ``path`` for this process (released when it exits), or a refusal naming
+    the run that holds it: two runs into one tag would otherwise both print "done" and one be lost."""
+    import fcntl
+
+    handle = open(path, "a+")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.seek(0)
+        holder = handle.read().strip() or "another process"
+        handle.close()
+        raise ValueError(f"study {name}: a run with tag {tag!r} is already running ({holder}); wait for it, "
+                         "or pick another folder with --tag NAME") from None
+    handle.truncate(0)
+    handle.write(f"pid {os.getpid()}\n")
+    handle.flush()
+    return handle
 
 
 def _failure(name: str, err: BaseException, work: Path, failed: Path, notebook_name: str,
@@ -304,7 +335,23 @@ def check_figures(strict: bool) -> int:
     return 1 if strict and rows else 0
 
 
+def _params_file(path: Path) -> list[tuple[str, str]]:
+    """``-p`` pairs from a YAML mapping of parameter names to values (refused otherwise, naming the file)."""
+    try:
+        values = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as err:
+        raise ValueError(f"--params-file {path}: cannot be read as YAML ({err})") from None
+    if not isinstance(values, dict) or not all(isinstance(k, str) for k in values):
+        raise ValueError(f"--params-file {path}: expected a mapping of parameter names to values, "
+                         f"got {type(values).__name__}")
+    return [(k, yaml.safe_dump(v, default_flow_style=True).strip().removesuffix("...").strip())
+            for k, v in values.items()]
+
+
 def _list() -> None:
+    import logging
+
+    logging.getLogger("papermill").setLevel(logging.ERROR)  # its parser's notes on comments are not ours
     for name, path in studies().items():
         print(f"{name}  ({paths.display(path)})")
         specs = params.schema(name) if params.schema_path(name).exists() else {}
@@ -318,8 +365,12 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="list the studies and their parameters")
     run = sub.add_parser("run", help="run one study notebook")
-    run.add_argument("study")
-    run.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"))
+    run.add_argument("study", help="the study's name (see `list`), e.g. asia_mag_nced")
+    run.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
+                     help="set one parameter of the notebook's parameters cell; VALUE is YAML "
+                          "(-p n_graphs 5, -p latent '[smoke]'); repeat for more")
+    run.add_argument("--params-file", type=Path, metavar="YAML",
+                     help="a YAML mapping of parameters (e.g. notebooks/params/06.paper.yaml); -p values win")
     run.add_argument("--tag", help="name of the run folder under runs/<study>/")
     run.add_argument("--force", action="store_true", help="replace an earlier run of the same tag")
     run.add_argument("--inplace", action="store_true", help="execute the committed notebook itself")
@@ -332,6 +383,7 @@ def main(argv: list[str] | None = None) -> int:
     new.add_argument("--paper", required=True, help='short citation of the paper, e.g. "Author et al. 2026"')
     new.add_argument("--title", help="the notebook's title (default: from the name)")
     new.add_argument("--no-run", action="store_true", help="write the files without executing the notebook")
+    new.add_argument("--dir", type=Path, help="the folder of your studies (default ./studies); never inside the kit")
     sub.add_parser("report", help="build the HTML site of every study under runs/report/")
     chk = sub.add_parser("check-figures", help="list outputs in figures/ that differ from git HEAD's")
     chk.add_argument("--strict", action="store_true", help="exit 1 when any output differs")
@@ -348,7 +400,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "list":
             _list()
         elif args.command == "run":
-            overrides = parse_overrides(study_notebook(args.study), args.parameter)
+            given = {name for name, _ in args.parameter}
+            pairs = [(name, value) for name, value in (_params_file(args.params_file) if args.params_file else [])
+                     if name not in given] + args.parameter
+            overrides = parse_overrides(study_notebook(args.study), pairs)
             run_study(args.study, overrides, args.tag, args.inplace, args.force)
         elif args.command == "reproduce":
             failed = []
@@ -369,7 +424,7 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "new":
             from causaleval.app.scaffold import new_study
 
-            made = new_study(args.name, args.paper, args.title)
+            made = new_study(args.name, args.paper, args.title, args.dir)
             for role, path in made.items():
                 print(f"{role}: {paths.display(path)}", file=sys.stderr)
             if not args.no_run:

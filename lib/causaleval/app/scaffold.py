@@ -1,19 +1,20 @@
-"""``causaleval new NAME --paper "Author et al. 2026"``: a new study on the kit's conventions.
+"""``causaleval new NAME --paper "Author et al. 2026" [--dir DIR]``: a new study of a user's own.
 
-Writes, from the skeletons in ``causaleval/templates/``:
+A user's study lives in a folder of theirs (``DIR``, default ``./studies`` of the working
+directory, where the command line and the report find it: :func:`causaleval.paths.study_dirs`),
+never inside ``lib/causaleval``, so the kit's hash and caches stay as they are. Written from the
+skeletons in ``causaleval/templates/``, on the kit's public building blocks (:mod:`causaleval.api`):
 
-* ``notebooks/NN_NAME.ipynb`` (NN: one more than the highest study number): a title cell, a
-  typed and commented ``parameters`` cell (``plugins`` included), the standard imports, one
-  section per reproduced item and the agreement section, which writes the ``agreement`` and
-  ``claims`` tables the report's front page reads;
-* ``notebooks/NN_NAME.params.yaml``, the parameters' declared types (:mod:`causaleval.params`);
-* ``lib/causaleval/studies/NAME.py``, the pipeline as functions;
-* ``data/paper_values/NAME_table1.csv``, a placeholder for the paper's numbers;
-* ``tests/test_study_NAME.py``.
+* ``NN_NAME.ipynb`` (NN: one more than the highest study number anywhere): a title cell, a typed
+  and commented ``parameters`` cell (``plugins`` included), one section per reproduced item and
+  the agreement section, which writes the ``agreement`` and ``claims`` tables the report reads;
+* ``NN_NAME.params.yaml``, the parameters' declared types (:mod:`causaleval.params`);
+* ``study_NAME.py``, the pipeline as functions; ``test_NAME.py``, its test;
+* ``paper_values/NAME_table1.csv``, a placeholder for the paper's numbers;
+* an entry in ``REFERENCES.md`` and ``references.bib`` of the folder (created when missing).
 
-The CLI and ``make reproduce`` find studies by their notebooks, so nothing else registers
-the study. The notebook is then executed in place (``--no-run`` skips it), so it is stored
-with its outputs and passes nbval unchanged. Existing files are never overwritten.
+The notebook is then executed in place (``--no-run`` skips it), so it is stored with its outputs.
+Existing files are never overwritten.
 """
 
 from __future__ import annotations
@@ -54,36 +55,41 @@ def notebook_from_percent(text: str) -> nbformat.NotebookNode:
     return nb
 
 
-def next_number(notebooks: Path) -> int:
-    numbers = [int(p.name[:2]) for p in notebooks.glob("[0-9][0-9]_*.ipynb")]
+def next_number(folders: list[Path]) -> int:
+    numbers = [int(p.name[:2]) for folder in folders for p in folder.glob("[0-9][0-9]_*.ipynb")]
     return max(numbers, default=0) + 1
 
 
-def new_study(name: str, paper: str, title: str | None = None, root: Path = paths.ROOT) -> dict[str, Path]:
-    """Write the new study's files under ``root`` and return them by role.
+def new_study(name: str, paper: str, title: str | None = None, folder: Path | None = None) -> dict[str, Path]:
+    """Write the new study's files into ``folder`` (default ``./studies``) and return them by role.
 
-    Raises ValueError for a name that is not a lowercase identifier, a study that exists, a
-    blank paper, or any target file that exists already (nothing is written then)."""
+    Raises ValueError for a name that is not a lowercase identifier, a name any study already
+    has, a blank paper, a folder inside the kit's package, or any target file that exists already
+    (nothing is written then)."""
     if not NAME.fullmatch(name):
         raise ValueError(f"study name {name!r}: expected lowercase letters, digits and _, "
                          "starting with a letter (it becomes a module name)")
     if not paper.strip():
         raise ValueError("--paper: expected the paper's short citation, e.g. 'Author et al. 2026'")
-    notebooks = root / "notebooks"
-    if list(notebooks.glob(f"[0-9][0-9]_{name}.ipynb")):
-        raise ValueError(f"study {name!r} exists already in {notebooks}")
-    number = next_number(notebooks)
+    folder = (folder or Path.cwd() / "studies").resolve()
+    if folder == paths.KIT.resolve() or paths.KIT.resolve() in folder.parents:
+        raise ValueError(f"--dir {folder}: a user's study lives outside the kit's package {paths.display(paths.KIT)}")
+    known = [d for d in [*paths.study_dirs(), folder] if d.is_dir()]
+    taken = [p for d in known for p in d.glob(f"[0-9][0-9]_{name}.ipynb")]
+    if taken:
+        raise ValueError(f"study {name!r} exists already: {paths.display(taken[0])}")
+    number = next_number(known)
     if number > 99:
         raise ValueError("studies are numbered 01-99 and 99 is taken")
     stem = f"{number:02d}_{name}"
     values = dict(name=name, stem=stem, number=str(number), paper=paper.strip(),
                   title=(title or name.replace("_", " ").capitalize()).strip())
     targets = {
-        "notebook": notebooks / f"{stem}.ipynb",
-        "schema": notebooks / f"{stem}.params.yaml",
-        "module": root / "lib" / "causaleval" / "studies" / f"{name}.py",
-        "paper_values": root / "data" / "paper_values" / f"{name}_table1.csv",
-        "test": root / "tests" / f"test_study_{name}.py",
+        "notebook": folder / f"{stem}.ipynb",
+        "schema": folder / f"{stem}.params.yaml",
+        "module": folder / f"study_{name}.py",
+        "paper_values": folder / "paper_values" / f"{name}_table1.csv",
+        "test": folder / f"test_{name}.py",
     }
     existing = [str(p) for p in targets.values() if p.exists()]
     if existing:
@@ -98,4 +104,10 @@ def new_study(name: str, paper: str, title: str | None = None, root: Path = path
         targets[role].parent.mkdir(parents=True, exist_ok=True)
         targets[role].write_text(text)
     nbformat.write(notebook_from_percent(_template("notebook.py.tmpl", **values)), targets["notebook"])
+    for role, template, header in (("references", "references.md.tmpl", "# References\n"),
+                                   ("bibtex", "references.bib.tmpl", "")):
+        target = folder / ("REFERENCES.md" if role == "references" else "references.bib")
+        before = target.read_text() if target.exists() else header
+        target.write_text(before + _template(template, **values))
+        targets[role] = target
     return targets

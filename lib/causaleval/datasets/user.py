@@ -25,6 +25,7 @@ relative path is read from the repository root (:func:`resolve`), wherever the k
 from __future__ import annotations
 
 import functools
+import os
 from pathlib import Path
 from typing import Any
 
@@ -44,10 +45,11 @@ ROLES = ("treatment", "outcome", "covariate")
 
 
 def resolve(path: str | Path) -> Path:
-    """``path`` with ``~`` expanded; a relative path is taken from the repository root (the
-    notebooks' kernels run in ``notebooks/``, so the kernel's own folder would surprise)."""
+    """``path`` with ``~`` expanded; a relative path is taken from the folder the user ran
+    ``causaleval run`` in (``CAUSALEVAL_CALLER_CWD``, which the command line passes to the kernel),
+    else from the repository root (a kernel runs in its notebook's folder, which would surprise)."""
     path = Path(path).expanduser()
-    return path if path.is_absolute() else paths.ROOT / path
+    return path if path.is_absolute() else Path(os.environ.get("CAUSALEVAL_CALLER_CWD", paths.ROOT)) / path
 
 
 def is_bif(path: str | Path) -> bool:
