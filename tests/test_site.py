@@ -33,10 +33,13 @@ def index(tmp_path_factory):
 def test_every_link_of_the_front_page_resolves(index):
     parser = _Links()
     parser.feed(index.read_text())
-    local = [link for link in parser.links if not re.match(r"[a-z]+:", link)]
+    local = [link for link in parser.links if not re.match(r"[a-z]+:", link) and not link.startswith("#")]
     assert any(link.endswith(".html") for link in local) and any(link.endswith(".png") for link in local)
     missing = [link for link in local if not (index.parent / link.split("#")[0]).is_file()]
     assert not missing
+    text = index.read_text()
+    anchors = [link[1:] for link in parser.links if link.startswith("#")]
+    assert anchors and all(f'id="{a}"' in text for a in anchors)
 
 
 def test_front_page_shows_every_study_with_its_verdicts(index):

@@ -13,10 +13,15 @@ is built from what the studies wrote, never from prose:
 * the agreement with the paper's cells from ``agreement.csv`` when the study writes one (a
   ``status`` column whose values are counted, e.g. *matches*, *differs, explained*,
   *unexplained*);
-* run time (papermill's), and provenance (the code hashes and commit of the stamps).
+* run time (papermill's), and provenance (the code hashes and commit of the stamps);
+* the runs under ``runs/<study>/<tag>/`` (``causaleval run`` with options of one's own): each with
+  its tag, its options beside the defaults, its verdict counts and provenance, and a link to its
+  executed notebook.
 
-A study that writes no ``claims`` or ``agreement`` table says so on the page instead of
-showing nothing.
+The page opens with a dashboard (per study: evidence counts, the key figure, links) and a list
+of contents; figures link to their full-size files. A user's own studies (``./studies``,
+``CAUSALEVAL_STUDIES``) appear as the kit's do. A study that writes no ``claims`` or
+``agreement`` table says so on the page instead of showing nothing.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import yaml
 
 from causaleval import paths, verdicts
 from causaleval.studies import studies
@@ -51,6 +57,44 @@ class StudyPage:
     agreement: Counter | None
     provenance: dict[str, Any] | None
     figures: list[Path] = field(default_factory=list)
+    runs: list[RunEntry] = field(default_factory=list)
+
+
+@dataclass
+class RunEntry:
+    """One run of a study under ``runs/<study>/<tag>/``."""
+
+    tag: str
+    folder: Path
+    options: dict[str, tuple[Any, Any]]  # name -> (value of the run, default)
+    claims: pd.DataFrame | None
+    provenance: dict[str, Any] | None
+    notebook: Path | None
+
+
+def study_runs(name: str, notebook: Path, runs_root: Path) -> list[RunEntry]:
+    """The finished runs of a study (``runs/<study>/<tag>/parameters.yaml``; hidden, failed and the
+    default tag's folders are left out), each with the options that differ from the notebook's
+    defaults."""
+    from causaleval import params
+
+    defaults = params.defaults(notebook)
+    entries = []
+    for folder in sorted((runs_root / name).glob("*/parameters.yaml")):
+        folder = folder.parent
+        if folder.name.startswith(".") or folder.name.endswith(".failed") or folder.name in ("default", "inplace"):
+            continue
+        given = yaml.safe_load((folder / "parameters.yaml").read_text()) or {}
+        options = {k: (v, defaults.get(k)) for k, v in given.items()
+                   if k != "output_dir" and not params._same(v, defaults.get(k))}
+        outputs = next((d for d in (folder / "figures", folder / "figures" / notebook.stem)
+                        if (d / "claims.csv").exists()), folder / "figures")
+        stamps = sorted(outputs.glob("*.provenance.json"))
+        executed = folder / f"{notebook.stem}.html"
+        entries.append(RunEntry(folder.name, folder, options, read_claims(outputs),
+                                json.loads(stamps[0].read_text()) if stamps else None,
+                                executed if executed.exists() else None))
+    return entries
 
 
 def verdict(value: Any) -> str:
@@ -107,6 +151,7 @@ def study_page(name: str, notebook: Path, figures_root: Path | None = None) -> S
         claims=read_claims(folder), agreement=read_agreement(folder),
         provenance=json.loads(stamps[0].read_text()) if stamps else None,
         figures=sorted(folder.glob("*.png")),
+        runs=study_runs(name, notebook, paths.RUNS),
     )
 
 
@@ -146,13 +191,22 @@ def build(out: Path | None = None, notebooks: dict[str, Path] | None = None,
             target = out / "figures" / page.notebook.stem / fig.name
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(fig, target)
+        for run in page.runs:
+            if run.notebook is not None:
+                target = out / "runs" / page.name / f"{run.tag}.html"
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(run.notebook, target)
     index = out / "index.html"
     index.write_text(_front_page(pages))
     return index
 
 
 def _front_page(pages: list[StudyPage]) -> str:
+    e = html.escape
+    contents = "".join(f'<li><a href="#{e(p.name)}">{e(p.title)}</a></li>' for p in pages)
+    dashboard = "".join(_dashboard_row(p) for p in pages)
     sections = "\n".join(_section(p) for p in pages)
+    evidence = " / ".join(verdicts.EVIDENCE)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>causaleval: reproduced studies</title>
 <style>
@@ -160,28 +214,47 @@ body {{ font-family: sans-serif; max-width: 70em; margin: 2em auto; padding: 0 1
 table {{ border-collapse: collapse; margin: 0.5em 0; }} td, th {{ border: 1px solid #bbb; padding: 0.2em 0.5em; vertical-align: top; }}
 .holds {{ color: #176117; }} .does-not-hold {{ color: #a11; }} .undecided {{ color: #8a5a00; }} .not-tested {{ color: #666; }}
 .by-construction {{ color: #555; font-style: italic; }} .paper-vs-itself {{ color: #335; font-style: italic; }}
-img {{ max-width: 22em; border: 1px solid #ddd; margin: 0.2em; }}
+img {{ max-width: 22em; border: 1px solid #ddd; margin: 0.2em; }} .key img {{ max-width: 12em; }}
 </style></head><body>
 <h1>causaleval: reproduced studies</h1>
-<p>{len(pages)} studies. Every verdict below is read from the tables the notebooks wrote.</p>
+<p>{len(pages)} studies. Every verdict below is read from the tables the notebooks wrote; the counts are of
+the claims the evidence decides ({evidence}); checks by construction, of the paper against itself and
+claims not tested are counted apart. Figures open full size when clicked.</p>
+<h2>Dashboard</h2>
+<table><tr><th>study</th><th>evidence ({evidence})</th><th>not counted</th><th>cells against the paper</th>
+<th>runs of one's own</th><th>key figure</th></tr>{dashboard}</table>
+<h2>Contents</h2><ol>{contents}</ol>
 {sections}
 </body></html>
 """
+
+
+def _split(claims: pd.DataFrame | None) -> tuple[Counter, Counter]:
+    counts = Counter(claims["verdict"]) if claims is not None else Counter()
+    return (Counter({v: counts.get(v, 0) for v in verdicts.EVIDENCE}),
+            Counter({v: n for v, n in counts.items() if v not in verdicts.EVIDENCE}))
+
+
+def _dashboard_row(page: StudyPage) -> str:
+    e = html.escape
+    evidence, apart = _split(page.claims)
+    stem = page.notebook.stem
+    key = (f'<a class="key" href="figures/{e(stem)}/{e(page.figures[0].name)}"><img src="figures/{e(stem)}/'
+           f'{e(page.figures[0].name)}" alt="{e(page.figures[0].stem)}"></a>' if page.figures else "none")
+    return (f'<tr><td><a href="#{e(page.name)}">{e(page.name)}</a> (<a href="{e(stem)}.html">notebook</a>)</td>'
+            f"<td>{_counts(evidence) if page.claims is not None else 'no claims table'}</td>"
+            f"<td>{_counts(apart) or 'none'}</td><td>{_counts(page.agreement) if page.agreement else 'none'}</td>"
+            f"<td>{len(page.runs)}</td><td>{key}</td></tr>")
 
 
 def _section(page: StudyPage) -> str:
     e = html.escape
     stem = page.notebook.stem
     minutes = f"{page.duration_s / 60:.1f} min" if page.duration_s is not None else "not recorded"
-    code = (page.provenance or {}).get("code", {})
-    prov = (f"kit {e(str(code.get('kit_sha256', ''))[:12])}, notebook {e(str(code.get('notebook_sha256', ''))[:12])}, "
-            f"commit {e(str(code.get('commit') or 'none (tree differs from HEAD)'))}") if code else "no stamp"
     if page.claims is None:
         claims = "<p>This study writes no claims table (<code>claims.csv</code>).</p>"
     else:
-        counts = Counter(page.claims["verdict"])
-        evidence = Counter({v: counts.get(v, 0) for v in verdicts.EVIDENCE})
-        apart = Counter({v: n for v, n in counts.items() if v not in verdicts.EVIDENCE})
+        evidence, apart = _split(page.claims)
         rows = "".join(
             f"<tr><td>{e(r.statement)}</td><td class=\"{_css(r.verdict)}\">{e(r.verdict)}</td><td>{e(r.evidence)}</td></tr>"
             for r in page.claims.itertuples())
@@ -196,11 +269,39 @@ def _section(page: StudyPage) -> str:
     return f"""<section id="{e(page.name)}">
 <h2><a href="{e(stem)}.html">{e(page.title)}</a></h2>
 <p>{e(page.summary)}</p>
-<p>Study <code>{e(page.name)}</code>; run time {minutes}; provenance: {prov}.</p>
+<p>Study <code>{e(page.name)}</code>; run time {minutes}; provenance: {_provenance(page.provenance)}.</p>
 {claims}
 {agreement}
 <div>{figures}</div>
+{_runs(page)}
 </section>"""
+
+
+def _provenance(stamp: dict[str, Any] | None) -> str:
+    e = html.escape
+    code = (stamp or {}).get("code", {})
+    if not code:
+        return "no stamp"
+    return (f"kit {e(str(code.get('kit_sha256', ''))[:12])}, notebook {e(str(code.get('notebook_sha256', ''))[:12])}, "
+            f"commit {e(str(code.get('commit') or 'none (tree differs from HEAD)'))}")
+
+
+def _runs(page: StudyPage) -> str:
+    e = html.escape
+    if not page.runs:
+        return (f"<p>Runs of one's own: none under <code>runs/{e(page.name)}/</code> "
+                f"(<code>causaleval run {e(page.name)} -p NAME VALUE --tag TAG</code>).</p>")
+    rows = []
+    for run in page.runs:
+        options = "; ".join(f"{e(k)} = {e(str(v))} (default {e(str(d))})" for k, (v, d) in run.options.items())
+        evidence, apart = _split(run.claims)
+        link = (f'<a href="runs/{e(page.name)}/{e(run.tag)}.html">notebook</a>' if run.notebook else "no export")
+        rows.append(f"<tr><td><code>{e(run.tag)}</code> ({link})</td><td>{options or 'the defaults'}</td>"
+                    f"<td>{_counts(evidence) if run.claims is not None else 'no claims table'}"
+                    f"{'; ' + _counts(apart) if sum(apart.values()) else ''}</td>"
+                    f"<td>{_provenance(run.provenance)}</td></tr>")
+    return (f"<h3>Runs of one's own ({len(page.runs)})</h3><table><tr><th>tag</th><th>options</th>"
+            f"<th>claims</th><th>provenance</th></tr>{''.join(rows)}</table>")
 
 
 def _counts(counts: Counter) -> str:
