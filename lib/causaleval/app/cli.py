@@ -155,7 +155,6 @@ def run_study(name: str, overrides: dict[str, Any], tag: str | None = None, inpl
     destination = paths.study_figures(notebook)  # where a run at the defaults writes, once it succeeded
     if not overrides:
         env["CAUSALEVAL_FIGURES"] = str(work / _DEFAULT_FIGURES)
-    env["CAUSALEVAL_CALLER_CWD"] = os.getcwd()  # relative file parameters are the caller's
     user_dirs = paths.study_dirs()[1:]
     if user_dirs:  # a user's studies, for the kernel, whose working directory is the notebook's folder
         env["CAUSALEVAL_STUDIES"] = os.pathsep.join(str(d) for d in user_dirs)
@@ -396,6 +395,7 @@ def main(argv: list[str] | None = None) -> int:
     col.add_argument("--scale", type=float, default=1.0, help="database size (1: 40,000 posts)")
     col.add_argument("--timeout", type=float, help="seconds before a run counts as timed out")
     args = parser.parse_args(argv)
+    os.environ.setdefault("CAUSALEVAL_CALLER_CWD", os.getcwd())  # relative file parameters are the caller's
     try:
         if args.command == "list":
             _list()
