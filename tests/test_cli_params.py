@@ -305,3 +305,15 @@ def test_check_figures_lists_outputs_that_differ_from_head(repo, monkeypatch, ca
     out = capsys.readouterr().out
     assert "differs  figures/s/t.csv" in out and "3 of the 4 outputs committed at HEAD differ or are missing" in out and "; 1 new" in out
     assert cli.main(["check-figures", "--strict"]) == 1
+
+
+def test_an_unloaded_plugin_learner_is_refused_with_how_to_load_it(capsys):
+    assert cli.main(["run", "asia_mag_nced", "-p", "algorithms", "[my_pc]"]) == 2
+    err = capsys.readouterr().err
+    assert "algorithms[0] = 'my_pc'" in err and "-p plugins '[path/to/file.py]'" in err
+
+
+def test_list_prints_no_third_party_notes():
+    done = subprocess.run([sys.executable, "-m", "causaleval", "list"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "bayesian_cd_ate" in done.stdout
+    assert "Unable to parse" not in done.stdout + done.stderr

@@ -263,8 +263,22 @@ def _problem(spec: Spec, t: Type, value: Any, where: str) -> tuple[str, Any, str
         return where, value, spec.leaf(t.kind)
     allowed = spec.allowed()
     if allowed is not None and value not in allowed:
-        return where, value, spec.leaf(t.kind)
+        return where, value, spec.leaf(t.kind) + _registry_hint(spec)
     return None
+
+
+#: registries that plugins extend, and what a plugin registers there
+_REGISTRIES = {"LEARNERS": "learner", "POSTERIORS": "posterior method", "ESTIMATORS": "estimator",
+               "GRAPH_METRICS": "metric"}
+
+
+def _registry_hint(spec: Spec) -> str:
+    """How to add a name to a registry a plugin can extend (a learner of one's own that was not loaded)."""
+    attr = (spec.choices_from or "").partition(":")[2]
+    if attr not in _REGISTRIES:
+        return ""
+    return (f" (a {_REGISTRIES[attr]} of your own is added by its plugin: -p plugins '[path/to/file.py]' "
+            "or a module name, loaded before the values are checked)")
 
 
 def _shallow(t: Type, value: Any) -> bool:
