@@ -164,3 +164,26 @@ def test_a_learner_may_return_a_subclass_of_its_output(output, edges):
         assert learn("h11_ok", DISCRETE).edges() == CausalGraph.from_edges(edges, nodes=["a", "b", "c"]).edges()
     finally:
         del LEARNERS["h11_ok"]
+
+
+@pytest.mark.parametrize("output, edges, message", [
+    ("CPDAG", ["a -> b", "b -> c", "c -> a"], "directed cycle"),
+    ("MAG", ["a -> b", "b -> c", "c -> a"], "directed cycle"),
+    ("MAG", ["a -> b", "b -> c", "a <-> c"], "ancestral"),
+])
+def test_a_plugin_learner_returning_a_graph_outside_its_class_is_refused(output, edges, message):
+    """A plugin CPDAG with a directed cycle used to be accepted (its SHD NaN, 'graphs 0' in the table)."""
+    from causaleval.api import learn_graphs
+    from causaleval.learn.learners import LEARNERS, register_learner
+
+    name = f"bad_{output.lower()}_{abs(hash(tuple(edges))) % 10_000}"
+
+    @register_learner(name, output=output)
+    def bad(data, *, ci_test, alpha, seed):
+        return CausalGraph.from_edges(edges, nodes=["a", "b", "c"] + [c for c in data.columns if c not in "abc"])
+
+    try:
+        with pytest.raises(GraphError, match=rf"learner {name!r} on network 'cancer', seed 3: .*{message}"):
+            learn_graphs("cancer", [name], n_samples=200, n_graphs=1, seed=3)
+    finally:
+        del LEARNERS[name]

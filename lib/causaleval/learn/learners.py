@@ -184,8 +184,11 @@ def _check_data(data: pd.DataFrame, fisher_z: bool = False, constant_columns: bo
 def _check_output(learner: Learner, graph: CausalGraph) -> None:
     """Refuse a graph that is not of the learner's declared class: a ``DAG`` learner returns a
     DAG (:class:`~causaleval.graphs.GraphClass`), a ``CPDAG`` or ``MAG`` learner no circle-
-    marked edge (a CPDAG may be a DAG; PC writes orientation conflicts as bidirected edges
-    and may orient a cycle: the metrics refuse those by name). ``PAG`` takes any marks."""
+    marked edge (a CPDAG may be a DAG; the kit's PC writes orientation conflicts as bidirected
+    edges and may orient a cycle, as causal-learn's does: the metrics refuse those by name). A
+    learner of one's own (``library="user"``) is held to its class: a ``CPDAG`` or ``MAG`` without
+    a directed cycle, a ``MAG`` also without a bidirected edge between a node and its ancestor
+    (ancestral). ``PAG`` takes any marks."""
     if not isinstance(graph, CausalGraph):
         raise TypeError(f"learner {learner.name!r} returned a {type(graph).__name__}; expected a CausalGraph")
     if learner.output == "DAG" and graph.graph_class != GraphClass.DAG:
@@ -197,6 +200,27 @@ def _check_output(learner: Learner, graph: CausalGraph) -> None:
         i, j = (int(x) for x in circled[0])
         raise GraphError(f"learner {learner.name!r} is declared output={learner.output!r} but returned the "
                          f"circle-marked edge {graph._edge_text(i, j)} (a PAG mark)")
+    if learner.library == "user" and learner.output in ("CPDAG", "MAG"):
+        _check_ancestral(learner, graph)
+
+
+def _check_ancestral(learner: Learner, graph: CausalGraph) -> None:
+    """No directed cycle among the directed edges (``m[i, j] == 1 and m[j, i] == 0``); for a MAG, no
+    bidirected edge ``a <-> b`` with ``a`` an ancestor of ``b`` (Richardson and Spirtes 2002)."""
+    m = graph.matrix
+    directed = (m == 1) & (m.T == 0)
+    reach = directed.copy()
+    for k in range(len(m)):  # transitive closure (Warshall)
+        reach |= reach[:, [k]] & reach[[k], :]
+    cyclic = np.flatnonzero(np.diag(reach))
+    if cyclic.size:
+        raise GraphError(f"learner {learner.name!r} is declared output={learner.output!r} but returned a directed "
+                         f"cycle through {graph.nodes[int(cyclic[0])]!r}: {graph.witness()}")
+    bidirected = np.argwhere((m == 1) & (m.T == 1) & (reach | reach.T))
+    if learner.output == "MAG" and len(bidirected):
+        i, j = (int(x) for x in bidirected[0])
+        raise GraphError(f"learner {learner.name!r} is declared output='MAG' but returned {graph._edge_text(i, j)} "
+                         "between a node and its ancestor (a MAG is ancestral)")
 
 
 @register_learner("hc", output="DAG", library="pgmpy", constant_columns=True)
