@@ -317,3 +317,18 @@ def test_list_prints_no_third_party_notes():
     done = subprocess.run([sys.executable, "-m", "causaleval", "list"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and "bayesian_cd_ate" in done.stdout
     assert "Unable to parse" not in done.stdout + done.stderr
+
+
+def test_reproduce_runs_the_studies_on_the_papers_own_file_only_when_it_is_there(tmp_path, monkeypatch, capsys):
+    from causaleval.datasets import kdl
+
+    monkeypatch.setattr(kdl, "kdl_path", lambda domain, data_dir=None: tmp_path / domain / "results.csv")
+    monkeypatch.delenv("CAUSALEVAL_FIGURES", raising=False)  # as make reproduce runs: into figures/
+    assert cli._paper_data_runs() == []
+    assert "skipped the runs on the papers' own files" in capsys.readouterr().err
+    (tmp_path / "jdk").mkdir()
+    (tmp_path / "jdk" / "results.csv").write_text("x\n")
+    runs = cli._paper_data_runs()
+    assert [(name, tag) for name, _, tag in runs] == [("software_tvd", "paper-data-kdl_jdk"),
+                                                      ("over_under_specification", "paper-data-kdl_jdk")]
+    assert runs[0][1] == {"source": "kdl", "domains": ["jdk"], "output_dir": "../figures/02_software_tvd/kdl_jdk"}

@@ -334,6 +334,28 @@ def check_figures(strict: bool) -> int:
     return 1 if strict and rows else 0
 
 
+def _paper_data_runs() -> list[tuple[str, dict[str, Any], str]]:
+    """The runs of :data:`causaleval.studies.PAPER_DATA_RUNS` whose data file is present, writing
+    into ``figures/<study>/<folder>/`` (given relative to the notebook's folder, where its kernel
+    runs, so no path of this machine is recorded); one line names those skipped and how to get the file."""
+    from causaleval.datasets.kdl import kdl_path
+    from causaleval.studies import PAPER_DATA_RUNS
+
+    runs, skipped = [], []
+    for name, folder, overrides, domain in PAPER_DATA_RUNS:
+        notebook = study_notebook(name)
+        if kdl_path(domain).exists():
+            out = os.path.relpath(paths.study_figures(notebook) / folder, notebook.parent)
+            runs.append((name, {**overrides, "output_dir": out}, f"paper-data-{folder}"))
+        else:
+            skipped.append(f"{name} ({paths.display(kdl_path(domain))})")
+    if skipped:
+        print(f"causaleval: skipped the runs on the papers' own files, which are not here: {', '.join(skipped)}; "
+              "put the KDL files under data/kdl/ or point CAUSALEVAL_KDL_DIR at their folder (README, "
+              "'Software-system data')", file=sys.stderr)
+    return runs
+
+
 def _params_file(path: Path) -> list[tuple[str, str]]:
     """``-p`` pairs from a YAML mapping of parameter names to values (refused otherwise, naming the file)."""
     try:
@@ -407,14 +429,15 @@ def main(argv: list[str] | None = None) -> int:
             run_study(args.study, overrides, args.tag, args.inplace, args.force)
         elif args.command == "reproduce":
             failed = []
-            for name in studies():
+            runs = [(name, {}, None) for name in studies()] + _paper_data_runs()
+            for name, overrides, tag in runs:
                 try:
-                    run_study(name, {}, inplace=args.inplace, force=True)
+                    run_study(name, overrides, tag, inplace=args.inplace and not overrides, force=True)
                 except RunFailed as err:
                     _print_failure(err, args.verbose)
                     if err.interrupted:
                         return 130
-                    failed.append(name)
+                    failed.append(name if tag is None else f"{name} ({tag})")
             if failed:
                 print(f"causaleval: {len(failed)} of {len(studies())} studies failed: {', '.join(failed)}",
                       file=sys.stderr)

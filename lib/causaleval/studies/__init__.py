@@ -12,6 +12,14 @@ from causaleval import paths
 
 _NOTEBOOK = re.compile(r"^\d\d_(?P<name>\w+)\.ipynb$")
 
+#: runs of the kit's studies on a paper's own data file, which the kit may not ship (its licence is
+#: unknown): (study, folder under the study's figures, parameters, KDL domain whose file it needs).
+#: ``make reproduce`` runs each when the file is there (:func:`causaleval.datasets.kdl.kdl_path`).
+PAPER_DATA_RUNS = (
+    ("software_tvd", "kdl_jdk", {"source": "kdl", "domains": ["jdk"]}, "jdk"),
+    ("over_under_specification", "kdl_jdk", {"source": "kdl", "domains": ["jdk"]}, "jdk"),
+)
+
 
 def studies() -> dict[str, Path]:
     """Study name -> notebook path: the kit's notebooks, then a user's (``NN_<name>.ipynb`` in each
