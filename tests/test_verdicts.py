@@ -99,3 +99,22 @@ def test_agreement_table_checks_statuses_and_not_comparable_needs_a_reason():
     with pytest.raises(ValueError, match="not in the vocabulary"):
         V.agreement_table([{"item": "x", "status": "close"}])
     assert isinstance(table, pd.DataFrame)
+
+
+def test_all_greater_is_holm_corrected_and_decides_three_ways():
+    # every difference clearly above 0
+    assert V.all_greater({"a": [0.2, 0.25, 0.3], "b": [0.1, 0.12, 0.11]})[0] == V.HOLDS
+    # one clearly below 0: does not hold, naming it
+    verdict, text = V.all_greater({"a": [0.2, 0.25, 0.3], "b": [-0.1, -0.12, -0.11]})
+    assert verdict == V.DOES_NOT_HOLD and "significantly below 0: b" in text
+    # an unchanged value (0.47 -> 0.47) is no raise
+    assert V.all_greater({"mc3": [0.0, 0.0, 0.0]})[0] == V.UNDECIDED
+    # noisy around 0
+    assert V.all_greater({"a": [0.1, -0.1, 0.05, -0.02]})[0] == V.UNDECIDED
+    # one run decides nothing
+    assert V.all_greater({"a": [0.5]})[0] == V.UNDECIDED
+    assert V.all_greater({})[0] == V.NOT_TESTED
+    # each test alone at p ~ 0.03 would pass; ten of them corrected by Holm do not all pass
+    marginal = [0.3, 0.5, 0.1, 0.6, 0.2]
+    assert V.one_sided_p(marginal)[0] < 0.05
+    assert V.all_greater({str(i): marginal for i in range(10)})[0] == V.UNDECIDED

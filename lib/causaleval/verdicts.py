@@ -159,6 +159,45 @@ def all_of(pvalues: Sequence[float], alpha: float = 0.05) -> tuple[str, str]:
             f"{int(reject.sum())} of {len(reject)} tests reject at family-wise {alpha} (Holm)")
 
 
+def one_sided_p(values: Sequence[float]) -> tuple[float, float]:
+    """``(p_greater, p_less)``: one-sample t-test p-values of ``mean > 0`` and ``mean < 0`` over
+    independent runs. With no spread the sign decides (0 or 1); with fewer than two runs, or all
+    values 0, nothing is decided (1, 1)."""
+    from scipy import stats
+
+    x = np.asarray(values, dtype=float)
+    if np.isnan(x).any():
+        raise ValueError("one_sided_p: a value is NaN; leave undefined runs out and count them")
+    if len(x) < 2 or not x.any():
+        return 1.0, 1.0
+    if x.std(ddof=1) == 0:
+        return (0.0, 1.0) if x.mean() > 0 else (1.0, 0.0)
+    t = stats.ttest_1samp(x, 0.0)
+    half = float(t.pvalue) / 2
+    return (half, 1 - half) if t.statistic > 0 else (1 - half, half)
+
+
+def all_greater(differences: Mapping[str, Sequence[float]], alpha: float = 0.05) -> tuple[str, str]:
+    """Verdict of "every one of these quantities is above 0", each given by its values over
+    independent runs (e.g. paired differences between two methods over seeds): one-sided t-tests,
+    Holm-corrected over the components. ``holds`` when Holm rejects every "<= 0"; ``does not hold``
+    when Holm rejects some ">= 0" (that component is significantly below 0); else ``undecided``.
+    Returns ``(verdict, what was tested)``."""
+    if not differences:
+        return NOT_TESTED, "no comparison could be made"
+    names = list(differences)
+    ps = [one_sided_p(differences[n]) for n in names]
+    greater, less = holm([p[0] for p in ps], alpha), holm([p[1] for p in ps], alpha)
+    described = "; ".join(f"{n}: {float(np.mean(differences[n])):+.3g} (n={len(differences[n])})" for n in names)
+    tested = f"{int(greater.sum())} of {len(names)} above 0 at family-wise {alpha} (one-sided t, Holm): {described}"
+    if greater.all():
+        return HOLDS, tested
+    if less.any():
+        below = ", ".join(n for n, r in zip(names, less) if r)
+        return DOES_NOT_HOLD, f"{tested}; significantly below 0: {below}"
+    return UNDECIDED, tested
+
+
 def printed_half_unit(printed: Any) -> float:
     """Half a unit of the last printed digit of a paper's value: ``"0.41"`` -> 0.005, ``"17"`` -> 0.5,
     ``"2.0e-3"`` -> 0.05e-3. Give the value as the paper prints it (text), so trailing zeros count."""
