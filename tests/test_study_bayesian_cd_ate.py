@@ -5,16 +5,16 @@ import pandas as pd
 import pytest
 import yaml
 
-from causaleval import params, paths
+from causaleval import params, paths, verdicts
 from causaleval.bayes import posteriors
 from causaleval.graphs import _is_acyclic
 from causaleval.metrics import ate_distribution as ad
 from causaleval.studies import bayesian_cd_ate as S
 
 PAPER_YAML = paths.ROOT / "notebooks" / "params" / "06.paper.yaml"
-TINY = dict(seeds=[0, 1], sample_sizes=[20], sachs=False, methods=["bootstrap_ges", "mc3"], n_posterior=4,
+TINY = dict(seeds=[0, 1], sample_sizes=[20], sachs=False, sachs_seeds=2, methods=["bootstrap_ges", "mc3"], n_posterior=4,
             n_nodes=6, expected_edges=6.0, noise_sd=0.1, pc_alpha=0.05, ges_score="bic", cpdag_rule="random_extension",
-            mc3_burn_in=50, mc3_thin=2, densities=[0.0, 0.3], figure_pair=["PKA", "PIP3"], tolerance_se=2.0,
+            mc3_burn_in=50, mc3_thin=2, densities=[0.0, 0.3], figure_pair=None, method_options={},
             n_jobs=1, plugins=[], output_dir=None)
 
 
@@ -71,29 +71,41 @@ def test_tables_agreement_and_claims_from_a_run():
     one = per_seed[(per_seed["method"] == "mc3") & (per_seed["density"] == 0)]["wd"]
     row = wd[wd["method"] == "mc3"].iloc[0]
     assert row["mean"] == pytest.approx(one.mean()) and row["spread"] == pytest.approx(one.std(ddof=1) / np.sqrt(2))
-    table = S.agreement(summary, TINY, 2.0)
-    assert set(table["table"]) == {"Table 1"}
-    assert set(table["status"]) <= {"matches", "differs, unexplained"}
-    band = 2.0 * np.hypot(table["se_ours"], table["se_paper"])
-    assert ((table["status"] == "matches") == (table["diff"].abs() <= band)).all()
-    claims = S.claims(summary, TINY)
-    assert claims.set_index("claim").loc["wd_lower_n100", "verdict"] is None
-    assert claims.set_index("claim").loc["density_filter", "evidence"] != ""
-    layout = S.layout(summary, "Table 1", "n=20")
-    assert list(layout["method"][:2]) == ["bootstrap-ges", "mc3"] and "not reproduced" in set(layout["WD (ours)"])
+    table = S.agreement(result["pairs"], TINY)
+    assert set(table["table"]) == {"Table 1"} and (table["n_runs"] == 2).all()
+    assert set(table["status"]) <= {verdicts.MATCHES, verdicts.DIFFERS}
+    inside = (table["low"] <= table["paper"]) & (table["paper"] <= table["high"])
+    assert (inside <= (table["status"] == verdicts.MATCHES)).all()  # in the interval: a match, whatever the digits
+    claims = S.claims(result["pairs"], result["distributions"], TINY).set_index("claim")
+    assert set(claims["verdict"]) <= set(verdicts.VERDICTS)
+    assert claims.loc["wd_lower_n100", "verdict"] == verdicts.NOT_TESTED and "n=100" in claims.loc["wd_lower_n100", "evidence"]
+    assert claims.loc["recall_highest_gflownet_sachs", "verdict"] == verdicts.NOT_TESTED
+    assert claims.loc["density_filter", "evidence"] != ""
+    layout = S.layout(summary, "Table 1", "n=20", S.not_run(TINY))
+    assert list(layout["method"]) == [S.PAPER_NAMES[m] for m in S.SEVEN]
+    assert layout.set_index("method").loc["mc3", "WD (ours)"].startswith(f"{row['mean']:.3f}")
+    assert layout.set_index("method").loc["bootstrap-pc", "WD (ours)"] == "not in `methods`"
 
 
-def test_the_density_claim_is_untestable_when_no_mode_can_be_filtered():
-    reason = S._filter_testable({"n_posterior": 20}, 0.05, True)
-    assert isinstance(reason, str) and "1/20" in reason
-    assert S._filter_testable({"n_posterior": 25}, 0.05, True) is True
+def test_an_unchanged_precision_is_not_a_raise():
+    """MC3's 0.47 -> 0.47 under the density filter: no raise (the interval of the difference holds 0)."""
+    rows = [{"setting": "n=20", "method": "mc3", "seed": seed, "density": d, "treatment": "a", "outcome": "b",
+             "wd": 0.1, "precision": 0.47, "recall": 0.9} for seed in (0, 1, 2) for d in (0.0, 0.3)]
+    claims = S.claims(pd.DataFrame(rows), pd.DataFrame(), {**TINY, "methods": ["mc3"]}).set_index("claim")
+    assert claims.loc["density_filter", "verdict"] == verdicts.UNDECIDED
+
+
+def test_the_figure_pair_is_chosen_where_the_truth_has_modes():
+    effects = np.array([[0.0, 1.0, 2.0], [0.0, 1.0, 3.0], [0.0, 1.5, 2.0]])
+    assert S.trials.figure_pair(effects, [(0, 1), (0, 2), (1, 2)]) == 2  # two modes each, the widest spread
+    assert S.trials.figure_pair(np.zeros((3, 2)), [(0, 1), (1, 0)]) == 0
 
 
 def test_bad_parameters_are_refused():
     with pytest.raises(ValueError, match="n_posterior"):
         S.check_params({**TINY, "n_posterior": 0})
     with pytest.raises(ValueError, match="methods"):
-        S.check_params({**TINY, "methods": ["dibs"]})
+        S.check_params({**TINY, "methods": ["no_such_method"]})
     with pytest.raises(ValueError, match="repeats a seed"):
         S.check_params({**TINY, "seeds": [1, 1]})
     with pytest.raises(ValueError, match="figure_pair"):

@@ -1,0 +1,40 @@
+"""Emezue et al. (2023)'s numbers and names, read from ``data/paper_values/emezue_table*.csv``: the
+paper's Tables 1-3 (mean and spread per method and metric), its method names beside the kit's, and
+the paper's scale (26 seeds, 1,000 posterior DAGs: Sec. 3)."""
+
+from __future__ import annotations
+
+import io
+
+import pandas as pd
+
+from causaleval import paths
+
+PAPER_TABLES = {"Table 1": "emezue_table1", "Table 2": "emezue_table2", "Table 3": "emezue_table3"}
+TABLE_SETTINGS = {"Table 1": "n=20", "Table 2": "n=100", "Table 3": "sachs"}
+#: the kit's posterior method -> the paper's name for it
+PAPER_NAMES = {"bootstrap_pc": "bootstrap-pc", "bootstrap_ges": "bootstrap-ges", "mc3": "mc3", "dibs": "dibs",
+               "gadget": "gadget", "bcd_nets": "bcdnets", "dag_gflownet": "dag-gflownet"}
+SEVEN = tuple(PAPER_NAMES)  # the paper's seven methods, by the kit's names
+PAPER_SCALE = {"seeds": 26, "n_posterior": 1000}
+METRICS = ("WD", "Precision", "Recall")
+
+
+def paper_name(method: str) -> str:
+    return PAPER_NAMES.get(method, method)
+
+
+def paper_table(name: str) -> pd.DataFrame:
+    """The paper's Table 1, 2 or 3: ``method, metric, mean, spread, spread_kind``, with ``printed``
+    the mean as the paper prints it (text: its last digit sets the precision of a match)."""
+    path = paths.PAPER_VALUES / f"{PAPER_TABLES[name]}.csv"
+    text = "\n".join(line for line in path.read_text().splitlines() if not line.startswith("#"))
+    table = pd.read_csv(io.StringIO(text), dtype={"mean": str})
+    return table.assign(printed=table["mean"], mean=table["mean"].astype(float))
+
+
+def paper_value(name: str, method: str, metric: str) -> pd.Series | None:
+    """One row of the paper's table ``name`` (None when the paper has no such cell)."""
+    table = paper_table(name)
+    row = table[(table["method"] == paper_name(method)) & (table["metric"] == metric)]
+    return row.iloc[0] if len(row) else None

@@ -1,0 +1,125 @@
+"""Study 6's tables: per seed, the summary the paper's Tables 1-3 report, the paper's layout with
+its values beside ours, and the agreement cell by cell (:func:`causaleval.verdicts.agreement`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from causaleval import verdicts
+from causaleval.studies.bayesian_cd_ate.data import settings
+from causaleval.studies.bayesian_cd_ate.paper import (
+    METRICS, PAPER_SCALE, PAPER_TABLES, SEVEN, TABLE_SETTINGS, paper_name, paper_table, paper_value,
+)
+
+COLUMNS = dict(zip(METRICS, ("wd", "precision", "recall"), strict=True))
+
+
+def per_seed(pairs: pd.DataFrame) -> pd.DataFrame:
+    """Mean over pairs per (setting, method, seed, density), with the pairs left out counted."""
+    g = pairs.groupby(["setting", "method", "seed", "density"], sort=False)
+    out = g[["wd", "precision", "recall"]].mean()
+    for col in ("wd", "precision", "recall"):
+        out[f"pair_sd_{col}"] = g[col].std(ddof=1)
+    out["pairs"] = g.size()
+    out["no_learned_mode"] = g["precision"].apply(lambda s: int(s.isna().sum()))
+    out["no_true_mode"] = g["recall"].apply(lambda s: int(s.isna().sum()))
+    return out.reset_index()
+
+
+def summary_table(pairs: pd.DataFrame) -> pd.DataFrame:
+    """Long table (setting, method, density, metric): ``mean`` over seeds of the per-seed means over
+    pairs and ``spread`` with its kind: the standard error over seeds (``se_seeds``; the seeds are the
+    independent runs, Sachs's too, where a seed is the methods' own randomness) or, with one seed, the
+    standard deviation over the pairs (``sd_pairs``, as the paper's Table 3 gives it)."""
+    seeds = per_seed(pairs)
+    rows = []
+    for (setting, method, density), g in seeds.groupby(["setting", "method", "density"], sort=False):
+        for metric, col in COLUMNS.items():
+            if len(g) > 1:
+                spread, kind = g[col].std(ddof=1) / np.sqrt(len(g)), "se_seeds"
+            else:
+                spread, kind = float(g[f"pair_sd_{col}"].iloc[0]), "sd_pairs"
+            left = {"WD": 0, "Precision": int(g["no_learned_mode"].sum()), "Recall": int(g["no_true_mode"].sum())}
+            rows.append({"setting": setting, "method": method, "density": density, "metric": metric,
+                         "mean": g[col].mean(), "spread": spread, "spread_kind": kind, "seeds": len(g),
+                         "pairs": int(g["pairs"].iloc[0]), "left_out": left[metric]})
+    return pd.DataFrame(rows)
+
+
+def table_setting(name: str, p: Mapping[str, Any]) -> str | None:
+    """The setting of our run that the paper's table ``name`` reports, if it was run."""
+    wanted = TABLE_SETTINGS[name]
+    return wanted if wanted in settings(p) else None
+
+
+def layout(summary: pd.DataFrame, name: str, setting: str, not_run: Mapping[str, str]) -> pd.DataFrame:
+    """The paper's layout: one row per method, the paper's seven first, then any of one's own; each
+    metric as ``mean ± spread`` for us (or why the method did not run) and for the paper."""
+    ours = summary[(summary["setting"] == setting) & (summary["density"] == 0)]
+    paper = paper_table(name)
+    rows = []
+    for method in [*SEVEN, *[m for m in dict.fromkeys(ours["method"]) if m not in SEVEN]]:
+        row = {"method": paper_name(method)}
+        for metric in METRICS:
+            o = ours[(ours["method"] == method) & (ours["metric"] == metric)]
+            q = paper[(paper["method"] == paper_name(method)) & (paper["metric"] == metric)]
+            row[f"{metric} (ours)"] = (_pm(o["mean"].iloc[0], o["spread"].iloc[0]) if len(o)
+                                       else not_run.get(method, "not run"))
+            row[f"{metric} (paper)"] = _pm(q["mean"].iloc[0], q["spread"].iloc[0]) if len(q) else "--"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _pm(mean: float, spread: float) -> str:
+    return f"{mean:.3f} ± {spread:.4f}" if np.isfinite(spread) else f"{mean:.3f}"
+
+
+def agreement(pairs: pd.DataFrame, p: Mapping[str, Any]) -> pd.DataFrame:
+    """Every cell of Tables 1-3 of a method we ran, judged by :func:`causaleval.verdicts.agreement`:
+    the paper's value (as printed) against our per-seed means over pairs, the seeds being the
+    independent runs (one seed: the printed precision alone decides). ``scale`` says how far the run
+    is from the paper's protocol; a method the paper lacks is left out."""
+    seeds = per_seed(pairs[pairs["density"] == 0])
+    scale = (f"{len(p['seeds'])} of {PAPER_SCALE['seeds']} seeds, {p['n_posterior']} of "
+             f"{PAPER_SCALE['n_posterior']} posterior DAGs")
+    rows = []
+    for name in PAPER_TABLES:
+        setting = table_setting(name, p)
+        if setting is None:
+            continue
+        for method in dict.fromkeys(seeds.loc[seeds["setting"] == setting, "method"]):
+            runs = seeds[(seeds["setting"] == setting) & (seeds["method"] == method)]
+            for metric, col in COLUMNS.items():
+                cell = paper_value(name, method, metric)
+                if cell is None:
+                    continue
+                row = verdicts.agreement(runs[col], cell["printed"], item=f"{name} {paper_name(method)} {metric}")
+                rows.append({"table": name, "method": paper_name(method), "metric": metric, **row, "scale": scale})
+    return verdicts.agreement_table(rows) if rows else pd.DataFrame(columns=["table", "method", "metric", "status"])
+
+
+def left_out(summary: pd.DataFrame) -> pd.DataFrame:
+    """Pairs left out of the precision (no learned mode survives the filter) and recall (no true
+    mode survives) means, per setting, method and density."""
+    s = summary[summary["metric"] != "WD"]
+    table = s.pivot_table(index=["setting", "method", "density"], columns="metric", values="left_out",
+                          aggfunc="sum", sort=False)
+    first = s.groupby(["setting", "method", "density"], sort=False)[["pairs", "seeds"]].first()
+    table["of pairs x seeds"] = first["pairs"] * first["seeds"]
+    return table.rename(columns={"Precision": "no learned mode", "Recall": "no true mode"}).reset_index()
+
+
+def seed_values(seeds: pd.DataFrame, setting: str, method: str, metric: str, density: float = 0.0) -> pd.Series:
+    """Per-seed means over pairs of one metric, indexed by seed (empty when not run)."""
+    s = seeds[(seeds["setting"] == setting) & (seeds["method"] == method) & (seeds["density"] == density)]
+    return s.set_index("seed")[COLUMNS[metric]]
+
+
+def methods_run(summary: pd.DataFrame, settings_: Sequence[str]) -> list[str]:
+    """The methods with results in every one of ``settings_``."""
+    have = [set(summary.loc[summary["setting"] == s, "method"]) for s in settings_]
+    return [m for m in dict.fromkeys(summary["method"]) if all(m in h for h in have)]

@@ -1,0 +1,72 @@
+"""Study 6's prose, computed: what a run does against the paper's protocol, the methods table, and the
+closing sentences from the agreement and claims tables."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from causaleval import verdicts
+from causaleval.bayes import posteriors
+from causaleval.studies.bayesian_cd_ate.paper import PAPER_SCALE, SEVEN, paper_name
+
+
+def describe_run(p: Mapping[str, Any]) -> str:
+    """What this run does, against the paper's protocol (for the notebook's Markdown)."""
+    synth = ", ".join(str(n) for n in p["sample_sizes"]) or "none"
+    pair = " -> ".join(p["figure_pair"]) if p["figure_pair"] else "chosen by the data (see Figure 3)"
+    return (f"This run: synthetic data with d = {p['n_nodes']} nodes, sample sizes {synth}, seeds {p['seeds']} "
+            f"({len(p['seeds'])} of the paper's {PAPER_SCALE['seeds']}); Sachs {'included' if p['sachs'] else 'left out'}"
+            f"{_sachs_runs(p)}. The kit's choices, "
+            f"where the paper defers to Deleu et al. (2022): about {p['expected_edges']:g} expected edges, weights "
+            f"N(0, 1), noise sd {p['noise_sd']:g}. Each posterior holds {p['n_posterior']} DAGs (the paper: "
+            f"{PAPER_SCALE['n_posterior']}); methods {', '.join(paper_name(m) for m in p['methods'])}; bootstrap PC "
+            f"at alpha = {p['pc_alpha']:g}, bootstrap GES with the {p['ges_score'].upper()} score, CPDAGs to DAGs by "
+            f"`{p['cpdag_rule']}`; MC3 with {p['mc3_burn_in']} burn-in steps, keeping every {p['mc3_thin']}th state; "
+            f"further method options {dict(p['method_options']) or 'at their defaults'}. Density filters "
+            f"{p['densities']}; Figure 3's pair {pair}. The paper's scale is `notebooks/params/06.paper.yaml`.")
+
+
+def _sachs_runs(p: Mapping[str, Any]) -> str:
+    if not p["sachs"]:
+        return ""
+    runs = min(p["sachs_seeds"], len(p["seeds"]))
+    return (f", at {runs} seed(s): the data are the same, a seed is the methods' own randomness (the paper: one run"
+            f"{'' if runs == 1 else '; more give Table 3 an interval over runs'})")
+
+
+def methods_table(p: Mapping[str, Any]) -> pd.DataFrame:
+    """The paper's seven methods (and any of one's own run): run here, and how (each method's own
+    first docstring line), or not, and why."""
+    rows = []
+    for method in [*SEVEN, *[m for m in p["methods"] if m not in SEVEN]]:
+        fn = posteriors.POSTERIORS.get(method)
+        how = (fn.__doc__ or "").strip().splitlines()[0] if fn is not None and fn.__doc__ else "a method of one's own"
+        if method in p["methods"]:
+            rows.append({"method": paper_name(method), "run": "yes", "how / why not": how})
+        elif fn is None:
+            rows.append({"method": paper_name(method), "run": "not available",
+                         "how / why not": "not registered in this installation"})
+        else:
+            rows.append({"method": paper_name(method), "run": "no",
+                         "how / why not": f"not in this run's `methods` ({how})"})
+    return pd.DataFrame(rows)
+
+
+def not_run(p: Mapping[str, Any]) -> dict[str, str]:
+    """Why each of the seven methods this run lacks has no row of results (for the tables)."""
+    return {m: ("not in `methods`" if m in posteriors.POSTERIORS else "not available") for m in SEVEN
+            if m not in p["methods"]}
+
+
+def summary_text(table: pd.DataFrame) -> str:
+    """The closing paragraph, computed from the agreement table."""
+    if not len(table):
+        return "No table of the paper was run."
+    counts = table["status"].value_counts()
+    rules = table.loc[table["status"] == verdicts.MATCHES, "rule"].value_counts()
+    return (f"Of {len(table)} cells of Tables 1-3 compared ({table['scale'].iloc[0]}): "
+            f"{', '.join(f'{n} {status}' for status, n in counts.items())}"
+            + (f" (matched by {', '.join(f'{r}: {n}' for r, n in rules.items())})" if len(rules) else "") + ".")
