@@ -15,13 +15,16 @@ import pytest
 from causaleval import paths
 from causaleval.app import scaffold
 
-LEARNER = '''"""A newcomer's learner: PC with its CPDAG read as is, under a name of its own."""
+LEARNER = '''"""A newcomer's learner: hill climbing that may add no edge into its first column."""
 from causaleval.learn.learners import learn, register_learner
 
 
-@register_learner("my_pc", output="CPDAG")
-def my_pc(data, *, ci_test, alpha, seed):
-    return learn("pc", data, ci_test=ci_test, alpha=alpha, seed=seed)
+@register_learner("my_hc", output="DAG", constant_columns=True)
+def my_hc(data, *, ci_test, alpha, seed):
+    graph = learn("hc", data, ci_test=ci_test, alpha=alpha, seed=seed)
+    first = graph.nodes[0]
+    return graph.__class__.from_edges([e for e in graph.edges() if not e.endswith(f"-> {first}")], nodes=graph.nodes,
+                                      name="my_hc")
 '''
 
 
@@ -63,17 +66,17 @@ def test_a_newcomer_adapts_the_kit_without_touching_it(newcomer):
     assert (folder / "figures" / notebook.stem / "claims.csv").is_file()  # written beside the study
 
     plugin = ["-p", "plugins", "[my_learner.py]"]
-    _cli(["run", "my_study", "-p", "network", "net.bif", "-p", "learners", "[hc, my_pc]", *plugin,
+    _cli(["run", "my_study", "-p", "network", "net.bif", "-p", "learners", "[hc, my_hc]", *plugin,
           "--tag", "mine"], work, env)
     _cli(["run", "asia_mag_nced", "-p", "network", "net.bif", "-p", "latent", "[cloudy]",
-          "-p", "algorithms", "[hc, pc, fci, my_pc]", *plugin, "--tag", "mine"], work, env)
+          "-p", "algorithms", "[hc, pc, fci, my_hc]", *plugin, "--tag", "mine"], work, env)
     _cli(["report"], work, env)
 
     assert _kit_hash(env) == before
     table = pd.read_csv(tmp_path / "runs" / "my_study" / "mine" / "figures" / "table1.csv")
-    assert "my_pc" in set(table["learner"])
+    assert "my_hc" in set(table["learner"])
     learned = " ".join(p.read_text() for p in (tmp_path / "runs" / "asia_mag_nced" / "mine" / "figures").glob("*.csv"))
-    assert "my_pc" in learned
+    assert "my_hc" in learned
     index = (tmp_path / "runs" / "report" / "index.html").read_text()
     assert 'id="my_study"' in index and "<code>mine</code>" in index and "net.bif" in index
     assert str(tmp_path) not in learned  # network names as given, never absolute paths

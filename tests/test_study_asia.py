@@ -177,13 +177,13 @@ def test_paper_consistency_on_the_papers_own_numbers():
         return table.iloc[i]
 
     sachs = row("sachs", "hc", "nCED = SHD (DAG) / N(N-1), N = 11, reversal costs 2 in SHD")
-    assert not sachs["holds"] and sachs["implied"].startswith("0.155")  # 17 / 110, printed 0.21
-    assert row("sachs", "hc", "nCED between SHD / N(N-1) and 2 SHD / N(N-1), reversal costs 1 in SHD")["holds"]
-    assert not row("asia and sachs", "pc", "different networks give different count-based rows")["holds"]
+    assert not sachs["agrees"] and sachs["implied"].startswith("0.155")  # 17 / 110, printed 0.21
+    assert row("sachs", "hc", "nCED between SHD / N(N-1) and 2 SHD / N(N-1), reversal costs 1 in SHD")["agrees"]
+    assert not row("asia and sachs", "pc", "different networks give different count-based rows")["agrees"]
     roc = table[table["check"].str.startswith("ROC AUC")]
-    assert len(roc) == 6 and roc["holds"].all()
+    assert len(roc) == 6 and roc["agrees"].all()
     lines = table[table["check"].str.startswith("nCED a line")]
-    assert lines["holds"].all() and (lines["kind"] == "the paper's definitions").all()
+    assert lines["agrees"].all() and (lines["kind"] == "the paper's definitions").all()
 
 
 def test_paper_consistency_catches_a_planted_error():
@@ -195,9 +195,9 @@ def test_paper_consistency_catches_a_planted_error():
     paper2 = pd.DataFrame({"network": "asia", "algorithm": "hc", "metric": ["SHD (DAG)", "nCED (k=0.2)"],
                            "value": [11, 0.20], "starred": False})  # 11 / 56 = 0.196: consistent
     table = S.paper_consistency(paper1, paper2, truths).set_index("check")
-    assert not table.loc["nCED a line in k with slope >= 0 (eq. 7)", "holds"]
+    assert not table.loc["nCED a line in k with slope >= 0 (eq. 7)", "agrees"]
     assert table.loc["nCED a line in k with slope >= 0 (eq. 7)", "misses_by"] == pytest.approx(0.005, abs=1e-6)
-    assert table.loc["nCED = SHD (DAG) / N(N-1), N = 8, reversal costs 2 in SHD", "holds"]
+    assert table.loc["nCED = SHD (DAG) / N(N-1), N = 8, reversal costs 2 in SHD", "agrees"]
 
 
 # ---------------------------------------------------------------- SHD variants

@@ -2,6 +2,7 @@
 
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -118,3 +119,12 @@ def test_all_greater_is_holm_corrected_and_decides_three_ways():
     marginal = [0.3, 0.5, 0.1, 0.6, 0.2]
     assert V.one_sided_p(marginal)[0] < 0.05
     assert V.all_greater({str(i): marginal for i in range(10)})[0] == V.UNDECIDED
+
+
+def test_an_interval_known_by_its_summary_is_the_t_interval_of_its_runs():
+    runs = [0.3, 0.45, 0.38, 0.52]
+    a = V.mean_interval(runs)
+    b = V.Interval.from_summary(float(np.mean(runs)), float(np.std(runs, ddof=1)), len(runs))
+    assert (b.low, b.high) == pytest.approx((a.low, a.high))
+    assert V.agreement(b, "0.38", item="y")["status"] == V.MATCHES
+    assert not V.Interval.from_summary(0.4, 0.1, 1).defined

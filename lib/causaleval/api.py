@@ -36,11 +36,14 @@ from causaleval.verdicts import (
 )
 
 __all__ = ["Interval", "agreement", "agreement_table", "all_of", "any_of", "claim", "claims_table",
-           "difference_interval", "explained", "learn_graphs", "mean_interval", "not_comparable", "paper_values",
+           "difference_interval", "explained", "learn_graphs", "learn_one", "mean_interval", "not_comparable", "paper_values",
            "save_figure", "save_table", "score_graphs", "summarize", "threshold_verdict"]
 
 
-def _learn_one(learner: str, data: pd.DataFrame, ci_test: str, alpha: float, seed: int, where: str) -> CausalGraph:
+def learn_one(learner: str, data: pd.DataFrame, ci_test: str, alpha: float, seed: int, where: str) -> CausalGraph:
+    """One learner's graph of ``data`` (:func:`causaleval.learn.learners.learn`); a refusal (the
+    learner's own, or a graph outside its declared class) is prefixed by ``where`` (which learner,
+    network and seed)."""
     try:
         return learn(learner, data, ci_test=ci_test, alpha=alpha, seed=seed)
     except ValueError as err:  # the learner's own refusal or a graph not of its declared class
@@ -63,7 +66,7 @@ def learn_graphs(
     grid = [dict(learner=name, data=samples[g], ci_test=ci_test, alpha=alpha, seed=seed + g,
                  where=f"learner {name!r} on network {label!r}, seed {seed + g}")
             for name in learners for g in range(n_graphs)]
-    graphs = run_trials(_learn_one, grid, n_jobs=n_jobs, progress=progress, desc=f"learning on {network}")
+    graphs = run_trials(learn_one, grid, n_jobs=n_jobs, progress=progress, desc=f"learning on {network}")
     observed = list(samples[0].columns)
     return {name: GraphBatch.from_graphs(graphs[i * n_graphs:(i + 1) * n_graphs], observed)
             for i, name in enumerate(learners)}

@@ -66,6 +66,16 @@ class Interval:
     def defined(self) -> bool:
         return not (math.isnan(self.low) or math.isnan(self.high))
 
+    @classmethod
+    def from_summary(cls, mean: float, sd: float, n: int, level: float = LEVEL) -> Interval:
+        """The t interval of a mean known by its runs' standard deviation (``ddof=1``) and count."""
+        from scipy import stats
+
+        if n < 2 or math.isnan(sd):
+            return cls(float(mean), math.nan, math.nan, int(n), level)
+        half = float(stats.t.ppf((1 + level) / 2, n - 1) * sd / math.sqrt(n))
+        return cls(float(mean), float(mean) - half, float(mean) + half, int(n), level)
+
 
 def mean_interval(values: Iterable[float], level: float = LEVEL) -> Interval:
     """The t interval of the mean of ``values`` (one value per independent run; NaNs refused)."""
@@ -211,13 +221,15 @@ def printed_half_unit(printed: Any) -> float:
     return 0.5 * 10.0 ** exponent
 
 
-def agreement(ours: Iterable[float] | float, paper: Any, *, item: str, level: float = LEVEL) -> dict[str, Any]:
+def agreement(ours: Iterable[float] | float | Interval, paper: Any, *, item: str, level: float = LEVEL) -> dict[str, Any]:
     """One agreement row: ``matches`` when the paper's value (``paper``, as printed) lies in our
-    mean's interval over independent runs (``ours``: one value per run) or within half a unit of its
-    last printed digit of our mean, whichever is wider; else ``differs``. ``rule`` says which rule
-    decided (``interval``, ``printed precision``, or both)."""
-    runs = [float(ours)] if np.isscalar(ours) else [float(v) for v in ours]
-    interval = mean_interval(runs, level)
+    mean's interval over independent runs (``ours``: one value per run, or the :class:`Interval`
+    itself) or within half a unit of its last printed digit of our mean, whichever is wider; else
+    ``differs``. ``rule`` says which rule decided (``interval``, ``printed precision``, or both)."""
+    if isinstance(ours, Interval):
+        interval = ours
+    else:
+        interval = mean_interval([float(ours)] if np.isscalar(ours) else [float(v) for v in ours], level)
     value, half = float(paper), printed_half_unit(paper)
     in_interval = interval.defined and interval.low <= value <= interval.high
     in_precision = abs(interval.mean - value) <= half + 1e-12 * max(1.0, abs(value))
@@ -229,7 +241,7 @@ def agreement(ours: Iterable[float] | float, paper: Any, *, item: str, level: fl
             "reason": ""}
 
 
-def explained(row: Mapping[str, Any], paper: Any, alternative: str, values: Iterable[float] | float,
+def explained(row: Mapping[str, Any], paper: Any, alternative: str, values: Iterable[float] | float | Interval,
               tried: int = 1) -> dict[str, Any]:
     """``row`` (a ``differs`` agreement row for the paper's value ``paper``, as printed) re-judged
     under a named ``alternative``: ``differs, explained`` when the cell matches, by the rule of

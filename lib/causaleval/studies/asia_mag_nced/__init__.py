@@ -17,7 +17,7 @@ from typing import Any
 from causaleval import params
 from causaleval.datasets import network_graph
 from causaleval.datasets.networks import check_network
-from causaleval.studies.asia_mag_nced.claims import CAUSE_READING, agreement, claims
+from causaleval.studies.asia_mag_nced.claims import CAUSE_READING, agreement, alternative_cells, claims, printed_values
 from causaleval.studies.asia_mag_nced.closing import agreement_summary, closing_markdown
 from causaleval.studies.asia_mag_nced.consistency import paper_consistency, shd_fit
 from causaleval.studies.asia_mag_nced.figures import (
@@ -25,7 +25,7 @@ from causaleval.studies.asia_mag_nced.figures import (
     figure6_behaviour, figure6_scores, five_node_dag, observed_bounds, plot_figure3, plot_figure6, plot_table1,
     random_path, transformation_path,
 )
-from causaleval.studies.asia_mag_nced.learning import learn_graphs
+from causaleval.api import learn_graphs
 from causaleval.studies.asia_mag_nced.sweep import CI_LEARNERS, closest_settings, sensitivity_table
 from causaleval.studies.asia_mag_nced.tables import (
     COUNT_METRICS, READINGS, bounded_scores, causallearn_matrix, compare, count_within, describe_highest, gaps,
@@ -35,6 +35,7 @@ from causaleval.studies.asia_mag_nced.tables import (
 STUDY = "01_asia_mag_nced"
 
 __all__ = ["CAUSE_READING", "CI_LEARNERS", "COUNT_METRICS", "FIVE_NODE_EDGES", "READINGS", "STUDY", "agreement",
+           "alternative_cells", "printed_values",
            "agreement_summary", "all_dags", "all_universal_graphs", "bounded_scores", "causallearn_matrix",
            "check_bounds", "check_params", "claims", "closest_settings", "closing_markdown", "compare",
            "count_within", "describe_highest", "figure3_inequalities", "figure3_paths", "figure6_behaviour",

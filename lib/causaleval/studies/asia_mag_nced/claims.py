@@ -3,122 +3,157 @@ vocabulary (:mod:`causaleval.verdicts`)."""
 
 from __future__ import annotations
 
+import io
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
 
+from causaleval import paths, verdicts
+from causaleval.graphs import CausalGraph, GraphBatch
 from causaleval.learn.learners import get_learner
-from causaleval.studies.asia_mag_nced.tables import COUNT_METRICS, describe_highest, highest_by_k
+from causaleval.studies.asia_mag_nced.tables import COUNT_METRICS, compare, describe_highest, highest_by_k
 
 
-# ---------------------------------------------------------------------- the report's tables
-#: the reading of :data:`READINGS` tested as the cause of the gaps, and by how much it must
-#: shrink a group's mean gap (to at most this share of the kit's) to explain that group's cells
+#: the reading of :data:`READINGS` tested as the cause of the gaps (one of the readings tried)
 CAUSE_READING = "causal-learn endpoint matrix"
-CLOSES = 0.5
 
 
-def _gap_group(algorithm: str, metric: str) -> str | None:
-    """The gap of :func:`gaps` (a column of :func:`reading_table`) that measures a cell's kind
-    alone: Table 1 (nCED against the MAG) or the starred cells; None for the other Table 2
-    cells, whose gap mixes them with the starred cells (it cannot explain them)."""
-    if metric.endswith(", MAG"):
-        return "Table 1 gap"
-    if metric in COUNT_METRICS and get_learner(algorithm).output != "DAG":
-        return "starred-cell gap"
-    return None
+def printed_values() -> pd.DataFrame:
+    """The paper's Tables 1 and 2 as printed (text, so the last printed digit counts): ``network,
+    algorithm, metric, printed``, Table 1's metric named ``nCED (k=<k>), MAG`` as in the spread table."""
+    rows = []
+    for name, metric in (("rehak_table1", None), ("rehak_table2", "metric")):
+        path = paths.PAPER_VALUES / f"{name}.csv"
+        text = "\n".join(line for line in path.read_text().splitlines() if not line.startswith("#"))
+        table = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+        for r in table[table["value"] != ""].to_dict("records"):
+            rows.append({"network": r["network"], "algorithm": r["algorithm"],
+                         "metric": r[metric] if metric else f"nCED (k={float(r['k']):g}), MAG", "printed": r["value"]})
+    return pd.DataFrame(rows)
 
 
-def _reasons(cell: dict[str, Any], readings: pd.DataFrame, consistency: pd.DataFrame) -> list[str]:
-    """Computed reasons why a cell differs from the paper: the reading :data:`CAUSE_READING`
-    closes the mean gap of the cell's group (causal-learn's learners only), or the paper's own
-    numbers contradict its printed value (a failed check of :func:`paper_consistency`)."""
-    found = []
-    group = _gap_group(cell["algorithm"], cell["metric"])
-    if group and get_learner(cell["algorithm"]).library == "causal-learn":
-        kit, other = readings.loc["kit", group], readings.loc[CAUSE_READING, group]
-        if other <= CLOSES * kit:
-            found.append(f"read as {CAUSE_READING}, the mean {group} falls from {kit:.3f} to {other:.3f}")
+def alternative_cells(truth_mag: CausalGraph, learned_mag: dict[str, GraphBatch], truths: dict[str, CausalGraph],
+                      learned_full: dict[str, dict[str, GraphBatch]], ks: Sequence[float],
+                      table2_ks: Sequence[float], paper1: pd.DataFrame, paper2: pd.DataFrame,
+                      reading: str = CAUSE_READING) -> pd.DataFrame:
+    """Every cell of Tables 1 and 2 (the [0, 1] metrics) under ``reading``: ``network, algorithm,
+    metric, ours, sd``, for :func:`agreement` to judge cell by cell."""
+    t1, t2 = compare(truth_mag, learned_mag, truths, learned_full, ks, table2_ks, paper1, paper2, reading)
+    t1 = t1.assign(metric=[f"nCED (k={k:g}), MAG" for k in t1["k"]])
+    return pd.concat([t1, t2])[["network", "algorithm", "metric", "ours", "sd"]].dropna(subset=["ours"])
+
+
+def agreement(spread: pd.DataFrame, alternative: pd.DataFrame, consistency: pd.DataFrame, n_graphs: int,
+              tried: int) -> pd.DataFrame:
+    """Every cell of Tables 1 and 2 the paper prints, judged by the kit's one rule
+    (:func:`causaleval.verdicts.agreement`: the paper's printed value in the t interval of our mean
+    over the ``n_graphs`` graphs, or within half a unit of its last digit). A differing cell of
+    causal-learn's learners is re-judged under :data:`CAUSE_READING` with that reading's value of the
+    same cell (:func:`causaleval.verdicts.explained`; ``tried`` readings were tried in all). A cell the
+    paper's own numbers contradict (a failed check of :func:`paper_consistency`) says so in
+    ``reason``. ``single-graph sd`` is the spread of one graph, shown beside, never the verdict."""
+    printed = printed_values().set_index(["network", "algorithm", "metric"])["printed"]
+    alt = alternative.set_index(["network", "algorithm", "metric"])
+    rows = []
+    for cell in spread.to_dict("records"):
+        key = (cell["network"], cell["algorithm"], cell["metric"])
+        if key not in printed.index or pd.isna(cell["ours"]):
+            continue
+        n = int(cell["graphs"]) if pd.notna(cell.get("graphs")) else n_graphs
+        item = " ".join(map(str, key))
+        row = verdicts.agreement(verdicts.Interval.from_summary(cell["ours"], cell["sd"], n), printed[key], item=item)
+        if row["status"] == verdicts.DIFFERS and key in alt.index and get_learner(key[1]).library == "causal-learn":
+            other = alt.loc[key]
+            row = verdicts.explained(row, printed[key], CAUSE_READING,
+                                     verdicts.Interval.from_summary(other["ours"], other["sd"], n), tried)
+        contradicted = _contradicted(cell, consistency)
+        if contradicted:
+            row["reason"] = "; ".join(filter(None, [row["reason"], contradicted]))
+        rows.append({"network": key[0], "algorithm": key[1], "metric": key[2], **row,
+                     "single-graph sd": cell["sd"]})
+    return verdicts.agreement_table(rows)
+
+
+def _contradicted(cell: dict[str, Any], consistency: pd.DataFrame) -> str:
+    """The failed checks of the paper's own numbers that bear on this printed cell."""
     failed = consistency[(consistency["table"].astype(str) == "2") & (consistency["kind"] == "the paper's definitions")
-                         & (consistency["algorithm"] == cell["algorithm"]) & ~consistency["holds"].astype(bool)]
+                         & (consistency["algorithm"] == cell["algorithm"]) & ~consistency["agrees"].astype(bool)]
+    found = []
     for c in failed.to_dict("records"):
         if cell["network"] not in str(c["network"]).split(" and "):
             continue
-        if c["check"].startswith("nCED") and cell["metric"].startswith("nCED (k=") and group is None:
+        if c["check"].startswith("nCED") and cell["metric"].startswith("nCED (k="):
             found.append(f"the paper contradicts itself: {c['check']} gives {c['implied']}, it prints {c['printed']}")
         if "count-based rows" in c["check"] and cell["metric"] in COUNT_METRICS:
             found.append(f"the paper prints the same count-based values for {cell['algorithm']} on {c['network']} "
                          f"({c['printed']})")
-    return found
-
-
-def agreement(spread: pd.DataFrame, readings: pd.DataFrame, consistency: pd.DataFrame) -> pd.DataFrame:
-    """Every cell of Tables 1 and 2 the paper prints, ours beside it (``spread``: the
-    notebook's spread table with columns network, algorithm, metric, ours, sd, paper, within
-    2 sd). ``status``: *matches* within the run-to-run spread (|ours - paper| <= 2 sd), else
-    *differs, explained* when :func:`_reasons` computes a reason from the readings table
-    (:func:`reading_table`) or the paper's self-consistency checks (:func:`paper_consistency`),
-    else *differs, unexplained*."""
-    by_reading = readings.set_index("reading")
-    rows = []
-    for cell in spread.to_dict("records"):
-        within = pd.notna(cell["within 2 sd"]) and bool(cell["within 2 sd"])
-        reasons = [] if within else _reasons(cell, by_reading, consistency)
-        rows.append({k: cell[k] for k in ("network", "algorithm", "metric", "ours", "sd", "paper")}
-                    | {"status": "matches" if within else ("differs, explained" if reasons else "differs, unexplained"),
-                       "reason": "; ".join(reasons)})
-    return pd.DataFrame(rows, columns=["network", "algorithm", "metric", "ours", "sd", "paper", "status", "reason"])
+    return "; ".join(found)
 
 
 def claims(t1_cmp: pd.DataFrame, consistency: pd.DataFrame, shd: pd.DataFrame, behaviour: pd.DataFrame,
            table3: pd.DataFrame) -> pd.DataFrame:
-    """The paper's statements tested here, one row each (index ``claim``; ``statement``,
-    ``verdict`` True / False / None when untestable, ``evidence``): Table 1's order of the
-    learners by nCED (:func:`highest_by_k`), each self-consistency check of its numbers
-    (:func:`paper_consistency`), that its SHD columns count eqs. (4)-(5) term by term
-    (:func:`shd_fit`), its Figure 6 statements (:func:`figure6_behaviour` joined with
-    them) and its Table 3 bounds (:func:`check_bounds`)."""
+    """The paper's statements, one row each in the kit's vocabulary (:mod:`causaleval.verdicts`).
+
+    Evidence about the paper: Table 1's order of the learners by nCED (:func:`highest_by_k`, at the
+    paper's printed precision). Checks of the paper against itself (``paper vs itself``): each relation
+    its numbers must satisfy (:func:`paper_consistency`; both readings of a reversal's cost are rows
+    of their own), which SHD counting its printed values fit (:func:`shd_fit`), its Figure 6
+    statements about its own metrics (:func:`figure6_behaviour`), and its Table 3 bounds that can
+    fail. A Table 3 row with no upper bound cannot fail (``by construction``)."""
     rows = []
     t1 = t1_cmp.dropna(subset=["paper"])
     by_k = highest_by_k(t1) if len(t1) else None
-    rows.append({"claim": "table1_highest",
-                 "statement": "Table 1: which learner has the highest (worst) nCED at each k",
-                 "verdict": None if by_k is None else bool((by_k["highest (ours)"] == by_k["highest (paper)"]).all()),
-                 "evidence": "the paper reports no Table 1 for this network" if by_k is None else
-                             f"paper: {describe_highest(by_k, 'paper')}; ours: {describe_highest(by_k, 'ours')}"})
+    if by_k is None:
+        rows.append(verdicts.claim("table1_highest", "Table 1: which learner has the highest (worst) nCED at each k",
+                                   verdicts.NOT_TESTED, "the paper reports no Table 1 for this network",
+                                   source="Table 1"))
+    else:
+        same = bool((by_k["highest (ours)"] == by_k["highest (paper)"]).all())
+        rows.append(verdicts.claim(
+            "table1_highest", "Table 1: which learner has the highest (worst) nCED at each k",
+            verdicts.HOLDS if same else verdicts.DOES_NOT_HOLD,
+            f"compared at the paper's printed precision; paper: {describe_highest(by_k, 'paper')}; "
+            f"ours: {describe_highest(by_k, 'ours')}", source="Table 1"))
     for i, c in enumerate(consistency.to_dict("records"), start=1):
         misses = c["misses_by"]
-        rows.append({"claim": f"consistency_{i:02d}",
-                     "statement": f"The paper's numbers agree with each other (Table {c['table']}, {c['network']}, "
-                                  f"{c['algorithm']}): {c['check']}",
-                     "verdict": bool(c["holds"]),
-                     "evidence": f"{c['kind']}: implied {c['implied']}, printed {c['printed']}"
-                                 + (f" (misses by {misses:.4f})" if pd.notna(misses) and misses > 1e-9 else "")})
+        rows.append(verdicts.claim(
+            f"consistency_{i:02d}", f"The paper's numbers agree with each other (Table {c['table']}, {c['network']}, "
+            f"{c['algorithm']}): {c['check']}", verdicts.PAPER_VS_ITSELF,
+            f"{'agree' if c['agrees'] else 'disagree'} ({c['kind']}): implied {c['implied']}, printed {c['printed']}"
+            + (f" (misses by {misses:.4f})" if pd.notna(misses) and misses > 1e-9 else ""), source=f"Table {c['table']}"))
     term = shd[shd["variant"] == shd["column"]]
     fits = [f"{r['network']} {r['algorithm']} {r['column']}: paper {r['paper']:g}, term by term {r['ours']:.1f}, "
             f"one per pair {shd[(shd['network'] == r['network']) & (shd['algorithm'] == r['algorithm']) & (shd['column'] == r['column']) & (shd['variant'] != r['column'])]['ours'].iloc[0]:.1f}"
             for r in term.to_dict("records")]
-    rows.append({"claim": "shd_term_by_term",
-                 "statement": "Table 2's SHD values count eqs. (4)-(5) term by term over ordered pairs (closer to "
-                              "ours counted so than to ours counted one error per node pair)",
-                 "verdict": bool(term["closest"].astype(bool).all()) if len(term) else None,
-                 "evidence": "; ".join(fits) if fits else "no SHD cell printed for these networks"})
+    rows.append(verdicts.claim(
+        "shd_term_by_term", "Table 2's SHD values count eqs. (4)-(5) term by term over ordered pairs (closer to "
+        "ours counted so than to ours counted one error per node pair)",
+        verdicts.PAPER_VS_ITSELF if fits else verdicts.NOT_TESTED,
+        (f"{'fits' if bool(term['closest'].astype(bool).all()) else 'does not fit'}: " + "; ".join(fits)) if fits
+        else "no SHD cell printed for these networks", source="Table 2, eqs. 4-5"))
     for r in behaviour.to_dict("records"):
         for prop in ("sensitive", "linear"):
             said = r[f"paper {prop}"]
             if pd.isna(said):
                 continue
-            rows.append({"claim": f"figure6_{r['panel'][1]}_{r['metric']}_{prop}",
-                         "statement": f"Figure 6{r['panel'][:3]}: {r['metric']} is {'' if bool(said) else 'not '}{prop} "
-                                      f"along {r['panel'][4:]}",
-                         "verdict": bool(r[prop]) == bool(said),
-                         "evidence": f"ours along the path: sensitive {bool(r['sensitive'])}, linear {bool(r['linear'])}"})
+            agrees = bool(r[prop]) == bool(said)
+            rows.append(verdicts.claim(
+                f"figure6_{r['panel'][1]}_{r['metric']}_{prop}",
+                f"Figure 6{r['panel'][:3]}: {r['metric']} is {'' if bool(said) else 'not '}{prop} along {r['panel'][4:]}",
+                verdicts.PAPER_VS_ITSELF,
+                f"{'agrees' if agrees else 'disagrees'} with the metric's own definition along the path: sensitive "
+                f"{bool(r['sensitive'])}, linear {bool(r['linear'])}", source="Figure 6, Sec. 5.3"))
     for metric, g in table3.groupby("metric", sort=False):
         upper = g["upper_bound"].iloc[0]
-        rows.append({"claim": f"table3_{metric}",
-                     "statement": f"Table 3: {metric} lies in [{g['lower_bound'].iloc[0]:g}, "
-                                  f"{'no upper bound' if pd.isna(upper) else f'{upper:g}'}]",
-                     "verdict": bool(g["within claimed bounds"].astype(bool).all()),
-                     "evidence": "; ".join(f"observed {r['observed_min']:.3g} to {r['observed_max']:.3g} over "
-                                           f"{r['pairs']} pairs of {r['graphs']}" for r in g.to_dict("records"))})
-    return pd.DataFrame(rows).set_index("claim")
+        observed = "; ".join(f"observed {r['observed_min']:.3g} to {r['observed_max']:.3g} over {r['pairs']} pairs of "
+                             f"{r['graphs']}" for r in g.to_dict("records"))
+        within = bool(g["within claimed bounds"].astype(bool).all())
+        rows.append(verdicts.claim(
+            f"table3_{metric}", f"Table 3: {metric} lies in [{g['lower_bound'].iloc[0]:g}, "
+            f"{'no upper bound' if pd.isna(upper) else f'{upper:g}'}]",
+            verdicts.BY_CONSTRUCTION if pd.isna(upper) else verdicts.PAPER_VS_ITSELF,
+            ("a bound with no upper end and a lower end the metric's definition sets cannot fail; " if pd.isna(upper)
+             else f"{'within' if within else 'outside'} the bounds its definition implies: ") + observed,
+            source="Table 3, Sec. 5.4"))
+    return verdicts.claims_table(rows).set_index("claim")

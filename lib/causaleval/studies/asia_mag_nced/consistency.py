@@ -54,10 +54,10 @@ def paper_consistency(paper1: pd.DataFrame, paper2: pd.DataFrame, truths: dict[s
     t2 = paper2.pivot_table(index=["network", "algorithm"], columns="metric", values="value")
 
     def add(table: str, net: str, alg: str, check: str, implied: str, printed: str,
-            holds: bool | None = None, miss: float = np.nan) -> None:
+            agrees: bool | None = None, miss: float = np.nan) -> None:
         kind = "our reading of a curve" if "our reading" in check else "the paper's definitions"
         rows.append(dict(table=table, network=net, algorithm=alg, kind=kind, check=check, implied=implied,
-                         printed=printed, holds=bool(miss < 1e-12 if holds is None else holds), misses_by=miss))
+                         printed=printed, agrees=bool(miss < 1e-12 if agrees is None else agrees), misses_by=miss))
 
     for alg, g in paper1.groupby("algorithm", sort=False):
         net = g["network"].iloc[0]

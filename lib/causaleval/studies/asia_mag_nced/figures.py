@@ -18,6 +18,8 @@ from causaleval.metrics.structural import KOutsideRecommendedRange
 #: The paper's five-variable DAG of Secs. 3.3 and 5.3 is only drawn, not listed; the
 #: text fixes N = 5 and seven edges. This is our choice of such a DAG.
 FIVE_NODE_EDGES = ("a->b", "a->c", "b->c", "b->d", "c->d", "c->e", "d->e")
+BAND_ALPHA = 0.15  # shading of the spread bands of the plots
+PATCH_ALPHA = 0.3  # shading of the legend patch for those bands
 
 
 # ---------------------------------------------------------------------- Figure 3
@@ -208,12 +210,12 @@ def plot_table1(ours: pd.DataFrame, paper: pd.DataFrame) -> Any:
     for i, (alg, g) in enumerate(ours.groupby("algorithm", sort=False)):
         c = f"C{i}"
         ax.plot(g["k"], g["value"], "o-", color=c, label=f"{alg} (ours, mean)")
-        ax.fill_between(g["k"], g["value"] - g["sd"], g["value"] + g["sd"], color=c, alpha=0.15)
+        ax.fill_between(g["k"], g["value"] - g["sd"], g["value"] + g["sd"], color=c, alpha=BAND_ALPHA)
         p = paper[paper["algorithm"] == alg]
         if len(p):
             ax.plot(p["k"], p["value"], "s--", color=c, alpha=0.7, label=f"{alg} (paper)")
     handles, labels = ax.get_legend_handles_labels()
-    handles.append(Patch(color="grey", alpha=0.3))
+    handles.append(Patch(color="grey", alpha=PATCH_ALPHA))
     labels.append("ours: mean ± 1 sd over the graphs")
     ax.set(xlabel="k", ylabel="nCED vs MAG (lower is better)", title="Table 1 as a figure")
     ax.legend(handles, labels, fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1), borderaxespad=0)

@@ -11,7 +11,7 @@ from causaleval.datasets import network_graph
 from causaleval.datasets.networks import draw_samples
 from causaleval.graphs import GraphBatch, latent_projection
 from causaleval.parallel import run_trials
-from causaleval.studies.asia_mag_nced.learning import _learn_one
+from causaleval.api import learn_one
 from causaleval.studies.asia_mag_nced.tables import compare, gaps
 
 
@@ -44,10 +44,11 @@ def sensitivity_table(
 
     jobs = sorted({(key, n, g, alg, *job(alg, ci, a)) for key in sources for ci, a, n in settings
                    for g in range(n_graphs) for alg in algorithms}, key=str)
-    grid = [dict(algorithm=alg, data=samples[(key, n)][g], ci_test=ci if ci != "-" else ci_tests[0],
-                 alpha=a if a is not None else alphas[0], seed=seed + g)
+    grid = [dict(learner=alg, data=samples[(key, n)][g], ci_test=ci if ci != "-" else ci_tests[0],
+                 alpha=a if a is not None else alphas[0], seed=seed + g,
+                 where=f"sweep: learner {alg!r} on network {sources[key][0]!r}, seed {seed + g}")
             for key, n, g, alg, ci, a in jobs]
-    graphs = dict(zip(jobs, run_trials(_learn_one, grid, n_jobs=n_jobs, progress=False)))
+    graphs = dict(zip(jobs, run_trials(learn_one, grid, n_jobs=n_jobs, progress=False)))
     truths = {network: network_graph(network), second_network: network_graph(second_network)}
     truth_mag = latent_projection(truths[network], latent)
     rows = []
