@@ -8,6 +8,10 @@ import pytest
 
 os.environ.setdefault("CAUSALEVAL_FIGURES", tempfile.mkdtemp(prefix="causaleval-figures-"))
 os.environ.setdefault("RAYON_NUM_THREADS", "1")
+# The paper's own KDL files (licence unknown, never in the repository) beside the checkout, when there
+_SHARED_KDL = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data", "kdl")
+if os.path.isdir(_SHARED_KDL):
+    os.environ.setdefault("CAUSALEVAL_KDL_DIR", os.path.abspath(_SHARED_KDL))
 
 
 @pytest.fixture

@@ -35,9 +35,10 @@ def _paper_numbers() -> set[float]:
 def _constants(tree: ast.AST):
     """Every constant but docstrings and the values of module-level UPPER_CASE names (a named
     constant of method, whose comment says what it is, is not a typed result)."""
-    named = {id(node.value) for node in getattr(tree, "body", [])
+    named = {id(c) for node in getattr(tree, "body", [])
              if isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) and t.id.isupper() for t in node.targets)
-             and isinstance(node.value, ast.Constant)}
+             and isinstance(node.value, (ast.Constant, ast.Tuple))
+             for c in ast.walk(node.value) if isinstance(c, ast.Constant)}
     docstrings = {id(node.body[0].value) for node in ast.walk(tree)
                   if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))
                   and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}

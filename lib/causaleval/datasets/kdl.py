@@ -27,6 +27,7 @@ outcome value is kept as a failed run (``status`` ``"missing outcome"``, with a 
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -47,6 +48,12 @@ from causaleval.datasets.readers import (
 )
 
 DEFAULT_DIR = paths.DATA / "kdl"
+
+
+def kdl_dir() -> Path:
+    """The folder of the KDL files: ``CAUSALEVAL_KDL_DIR`` when set, else ``data/kdl/`` (git-ignored:
+    the files' licence is unknown, so the kit never ships them)."""
+    return Path(os.environ.get("CAUSALEVAL_KDL_DIR") or DEFAULT_DIR)
 
 
 @dataclass(frozen=True)
@@ -106,7 +113,7 @@ def canonical(name: str) -> str:
 
 def kdl_path(domain: str, data_dir: str | Path | None = None) -> Path:
     schema = _schema(domain)
-    return Path(data_dir or DEFAULT_DIR) / schema.file
+    return Path(data_dir or kdl_dir()) / schema.file
 
 
 def load_kdl(

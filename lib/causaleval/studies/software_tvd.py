@@ -134,13 +134,17 @@ def data_fingerprint(domains: Sequence[Domain]) -> str:
 
 
 def load_domain(source: str, name: str, *, covariate: str, outcomes: Sequence[str] | None,
-                bins: int, beta: float, data_dir: str | None = None) -> Domain:
+                bins: int, beta: float, data_dir: str | None = None,
+                treatments: Sequence[str] | None = None) -> Domain:
     """Complete subjects, binary treatments (extremes), quantile bins; truth under Algorithm 1.
     ``data_dir`` (relative: from the repository root) holds the source's files; ``source="csv"``
-    reads ``<data_dir>/<name>.csv`` (:func:`causaleval.datasets.load_factorial_csv`)."""
+    reads ``<data_dir>/<name>.csv`` (:func:`causaleval.datasets.load_factorial_csv`). ``treatments``
+    keeps some of a KDL file's treatments (the others held at their control level)."""
     data_dir = resolve(data_dir) if data_dir else None
+    if treatments is not None and source != "kdl":
+        raise ValueError(f"treatments={list(treatments)}: only the KDL files' treatments can be chosen")
     if source == "kdl":
-        data = load_kdl(name, data_dir)
+        data = load_kdl(name, data_dir, treatments=treatments)
     elif source == "collected":
         data = load_collected(name, data_dir, binary=True)
     elif source == "csv":
