@@ -72,7 +72,7 @@ def test_the_notebook_runs_unchanged_on_kdl_format_data(tmp_path, monkeypatch):
         parameters=dict(source="kdl", data_dir=str(tmp_path / "kdl"), domains=["jdk"],
                         outcomes={"jdk": ["num_bytecode_ops", "total_unit_test_time", "jar_file_size_bytes"]},
                         n_trials=2, learners=["pc", "mmhc"], ground_truth_learners=["pc"],
-                        n_dags=3, n_nodes=5, n_samples=400, n_sensitivity=2, n_jobs=1,
+                        n_dags=3, n_nodes=5, n_samples=400, n_sensitivity=4, n_jobs=1,
                         output_dir=str(tmp_path / "figures")))
     assert (tmp_path / "figures" / "figure1.png").exists()
     assert (tmp_path / "figures" / "claims.csv").exists()
@@ -102,11 +102,11 @@ def test_structural_hamming_equals_gadjid_on_cpdags():
 def test_fisher_interval_and_strength_classes():
     low, high = S.fisher_interval(0.64, 30)
     assert (round(low, 2), round(high, 2)) == (0.36, 0.81)
-    assert S.strength(low, high) == "undecided"  # straddles 0.7: neither strong nor not
+    assert S.strength(low, high) == "not decided"  # straddles 0.7: neither strong nor not
     assert S.strength(*S.fisher_interval(0.95, 30)) == "strong"
     assert S.strength(*S.fisher_interval(0.0, 200)) == "weak"
     assert S.strength(*S.fisher_interval(0.5, 300)) == "neither"
-    assert S.strength(*S.fisher_interval(0.1, 30)) == "undecided"  # 30 networks cannot show weakness
+    assert S.strength(*S.fisher_interval(0.1, 30)) == "not decided"  # 30 networks cannot show weakness
 
 
 def _fig2(shd, sid, tvd):
@@ -133,8 +133,8 @@ def test_pairwise_calls_and_the_headline_verdict():
 def test_correlation_claims_are_undecided_when_the_interval_straddles():
     corr = pd.DataFrame([{"learner": "ges", "measures": "SHD-TVD", "pearson": r, "95% low": lo, "95% high": hi,
                           "class": S.strength(lo, hi)} for r, (lo, hi) in [(0.1, S.fisher_interval(0.1, 30))]])
-    assert S._correlation_claim(corr, ["ges"], "SHD-TVD", "weak")[0] == "undecided"
-    assert S._correlation_claim(corr, ["ges"], "SHD-TVD", "strong")[0] == "does not hold"
+    assert S.claims._correlation_claim(corr, ["ges"], "SHD-TVD", "weak")[0] == "undecided"
+    assert S.claims._correlation_claim(corr, ["ges"], "SHD-TVD", "strong")[0] == "does not hold"
 
 
 def test_logistic_tables_are_valid_and_additive():

@@ -72,6 +72,8 @@ def agreement(spread: pd.DataFrame, alternative: pd.DataFrame, consistency: pd.D
             row["reason"] = "; ".join(filter(None, [row["reason"], contradicted]))
         rows.append({"network": key[0], "algorithm": key[1], "metric": key[2], **row,
                      "single-graph sd": cell["sd"]})
+    if not rows:  # the paper prints nothing for these networks
+        return pd.DataFrame(columns=["network", "algorithm", "metric", *verdicts.AGREEMENT_COLUMNS, "single-graph sd"])
     return verdicts.agreement_table(rows)
 
 
