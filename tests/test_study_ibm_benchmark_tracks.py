@@ -103,17 +103,20 @@ def test_censoring_track_runs_both_variants(censoring):
 
 
 def test_claims_and_agreement(scaling, censoring):
+    from causaleval import verdicts as V
+
     claims = S.claims(scaling[2], censoring[2], "aipw", seed=0)
-    assert list(claims.columns) == ["claim", "statement", "verdict", "evidence"]
-    verdicts = dict(zip(claims["claim"], claims["verdict"]))
-    assert verdicts["cic"] is False and verdicts["aggregation"] is True and verdicts["coverage_hacking"] is True
-    assert all(v in (True, False, None) for v in verdicts.values())
+    assert list(claims.columns) == list(V.CLAIM_COLUMNS)
+    found = dict(zip(claims["claim"], claims["verdict"]))
+    assert found["cic"] == V.PAPER_VS_ITSELF  # the paper's 0.95 against its own eq. 6
+    assert {found[c] for c in ("aggregation", "coverage_hacking", "enormse_small_effects")} == {V.BY_CONSTRUCTION}
+    assert found["scaling"] in V.EVIDENCE and found["censoring"] in V.EVIDENCE
     ours, reasons = S.our_values(4802, [200, 400], 400)
     table = S.agreement(report.paper_values(S.PAPER_VALUES), ours, reasons)
-    assert table.loc["delta", "status"] == "matches"
-    assert table.loc["cic_reliable_interval", "status"] == "differs, explained"
+    assert table.loc["delta", "status"] == V.NOT_COMPARABLE  # the kit's own constant is no evidence
+    assert table.loc["cic_reliable_interval", "status"] == V.DIFFERS and table.loc["cic_reliable_interval", "reason"]
     assert table.loc["cic_reliable_interval", "ours"] == pytest.approx(np.sqrt(2 / np.pi) / (2 * 1.959964), rel=1e-6)
-    assert set(table["status"]) <= {"matches", "differs, explained", "differs, unexplained", "not in the paper"}
+    assert set(table["status"]) <= set(V.AGREEMENT)
     assert "Claims:" in S.summary(table, claims)
 
 
