@@ -25,7 +25,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from causaleval import metrics, params
+from causaleval import metrics, params, report, verdicts
 from causaleval.effects import bn
 from causaleval.learn import learners
 from causaleval.graphs.extensions import consistent_extension, mec_members
@@ -45,6 +45,9 @@ def check_params(p: dict[str, Any]) -> None:
 
 
 ESTIMATORS = ("ipw", "standardization", "aipw")
+GRADE_SHARES = (0.4, 0.25, 0.15, 0.12, 0.08)  # relevance grades 0-4 of the ranking example's items
+AR_COEFFICIENT = 0.3  # autoregression of the time-series example's two series
+BAR_STEP = 0.22  # horizontal offset between the estimators' bars of the ACIC figure
 
 #: why a metric a survey lists has no implementation here
 NOT_IMPLEMENTED = {
@@ -387,7 +390,7 @@ def ranking_example(*, n_queries: int, n_items: int, sessions: int, k: int, seed
     and *IPS* (clicks divided by the examination probability of the position they were shown
     at). Returns the grades, popularity and long-tail flags in each ranker's order."""
     rng = np.random.default_rng(seed)
-    grades = rng.choice(5, size=(n_queries, n_items), p=[0.4, 0.25, 0.15, 0.12, 0.08])
+    grades = rng.choice(5, size=(n_queries, n_items), p=list(GRADE_SHARES))
     popularity = rng.lognormal(3.0, 1.0, size=(n_queries, n_items))
     long_tail = popularity <= np.quantile(popularity, 0.8)
     logging_order = np.argsort(-(grades + rng.normal(0, 1.5, grades.shape)), axis=1)
@@ -427,8 +430,8 @@ def time_series_example(*, length: int, effect_size: float, lags: int, seed: int
     for t in range(1, length):
         x[t] = 0.6 * x[t - 1] + rng.normal()
         y[t] = 0.5 * y[t - 1] + effect_size * x[t - 1] + rng.normal()
-        treated[t] = 0.3 * treated[t - 1] + rng.normal()
-        control[t] = 0.3 * control[t - 1] + rng.normal()
+        treated[t] = AR_COEFFICIENT * treated[t - 1] + rng.normal()
+        control[t] = AR_COEFFICIENT * control[t - 1] + rng.normal()
     return {"x": x, "y": y, "treated": treated + effect_size, "control": control, "lags": lags}
 
 
@@ -639,7 +642,7 @@ def plot_acic(instances: Sequence[Instance], results: pd.DataFrame) -> plt.Figur
     x = np.arange(len(truth))
     for j, name in enumerate(estimators):
         g = results[results["estimator"] == name].set_index("ufid").loc[truth.index]
-        offset = (j - (len(estimators) - 1) / 2) * 0.22
+        offset = (j - (len(estimators) - 1) / 2) * BAR_STEP
         ax.errorbar(x + offset, g["effect_size"], yerr=[g["effect_size"] - g["li"], g["ri"] - g["effect_size"]],
                     fmt="o", ms=3, capsize=2, label=name)
     ax.scatter(x, truth["effect"], marker="_", s=200, color="black", label="true effect", zorder=3)
@@ -952,11 +955,15 @@ def refutation_table(data: pd.DataFrame, *, n_simulations: int, seed: int) -> pd
 
 
 # ============================================================ the report's claims and agreement tables
-#: verdict of a claim from the percentage audit's verdict (a truncated or rounded-up percentage
-#: still follows from its count; a percentage without a count cannot be checked)
-_PERCENT_HOLDS = {"follows": True, "rounded down": True, "rounded up": True, "does not follow": False,
-                  "no count": None}
-_CHENG_HOLDS = {"consistent with Table III": True, "contradicted by Table III": False}
+#: how a stated percentage relates to its count (the percentage audit's words): the paper's own numbers agree
+_PERCENT_AGREES = {"follows": True, "rounded down": True, "rounded up": True, "does not follow": False}
+_CHENG_AGREES = {"consistent with Table III": True, "contradicted by Table III": False}
+
+
+def shimoni_cic() -> str:
+    """Shimoni et al.'s stated CIC of a reliable 95% interval, as printed (``data/paper_values``)."""
+    table = report.paper_values("ibm_benchmark_tracks_paper").set_index("item")
+    return f"{float(table.at['cic_reliable_interval', 'value']):g}"
 
 
 def _fraction(row: Mapping[str, Any]) -> str:
@@ -980,66 +987,81 @@ def _percent_reason(row: Mapping[str, Any], denominators: Sequence[float]) -> st
 
 def claims(audit: pd.DataFrame, claim_audit: pd.DataFrame, calibrated: float,
            simulated: Mapping[str, Any]) -> pd.DataFrame:
-    """The papers' statements tested here, one row each (index ``claim``; ``statement``,
-    ``verdict`` True / False / None when untestable, ``evidence``):
-
-    * every percentage Gentzel et al. (2019) state, from :func:`percentage_audit` (holds when
-      it follows from its count and denominator, rounded or truncated);
-    * Cheng et al.'s (2022) statements about their tools, from :func:`table3_claim_audit`;
-    * Shimoni et al.'s (2018, Sec. 2.4.4) "CIC should approach 0.95" for a reliable 95%
-      interval, against :func:`calibrated_cic` and the simulated normal interval ``simulated``
-      (a row of :func:`interval_summary`: ``coverage``, ``coverage 95% CI``, ``CIC``)."""
+    """The papers' statements tested here, one row each (index ``claim``), in the kit's vocabulary.
+    Every one checks a paper against its own numbers or definitions (``paper vs itself``; the row
+    says whether they agree): Gentzel et al.'s (2019) stated percentages against their counts
+    (:func:`percentage_audit`), Cheng et al.'s (2022) statements about their tools against their own
+    Table III (:func:`table3_claim_audit`; several readings of one statement are rows of one claim),
+    and Shimoni et al.'s (2018, Sec. 2.4.4) stated CIC of a reliable 95% interval against their eq. 6
+    (:func:`calibrated_cic`, with the simulated normal interval ``simulated``: a row of
+    :func:`interval_summary`). A percentage the text gives no count for is ``not tested``."""
     rows = []
     denominators = sorted(audit["denominator"].dropna().unique())
     for i, r in enumerate(audit.to_dict("records"), start=1):
-        holds = _PERCENT_HOLDS[r["verdict"]]
-        reason = _percent_reason(r, denominators) if holds is False else ""
-        evidence = ("the text gives no count to recompute it from" if holds is None
-                    else f"{_fraction(r)} ({r['verdict']})" + (f"; {reason}" if reason else ""))
-        rows.append({"claim": f"gentzel_percentage_{i:02d}",
-                     "statement": f"Gentzel et al. Sec. {r['section']:g}: \"{r['text']}\"",
-                     "verdict": holds, "evidence": evidence})
+        agrees = _PERCENT_AGREES.get(r["verdict"])
+        reason = _percent_reason(r, denominators) if agrees is False else ""
+        statement = f"Gentzel et al. Sec. {r['section']:g}: \"{r['text']}\""
+        if agrees is None:
+            rows.append(verdicts.claim(f"gentzel_percentage_{i:02d}", statement, verdicts.NOT_TESTED,
+                                       "the text gives no count to recompute it from", source="Gentzel et al. 2019"))
+            continue
+        rows.append(verdicts.claim(f"gentzel_percentage_{i:02d}", statement, verdicts.PAPER_VS_ITSELF,
+                                   f"{'agrees' if agrees else 'disagrees'}: {_fraction(r)} ({r['verdict']})"
+                                   + (f"; {reason}" if reason else ""), source="Gentzel et al. 2019"))
+    readings = len(claim_audit)
     for i, (reading, r) in enumerate(claim_audit.iterrows(), start=1):
-        holds = _CHENG_HOLDS.get(r["verdict"])
-        evidence = (f"{r['verdict']}: the statement says the tools' metrics are {r['expected']}; their ticks in "
-                    f"Table III: {r['Table III ticks']}" if holds is not None
-                    else f"{r['verdict']}: none of its metrics is a Table III row")
-        rows.append({"claim": f"cheng_tools_{i}", "statement": f"Cheng et al. Sec. V (reading {i}): {reading}",
-                     "verdict": holds, "evidence": evidence})
-    rows.append({"claim": "shimoni_cic_0_95",
-                 "statement": "Shimoni et al. Sec. 2.4.4: the CIC (eq. 6) of a reliable 95% interval "
-                              "\"should approach 0.95\"",
-                 "verdict": bool(abs(calibrated - 0.95) < 0.05),
-                 "evidence": f"a calibrated 95% normal interval has CIC sqrt(2/pi) / (2 x 1.96) = {calibrated:.3f}; "
-                             f"simulated normal intervals cover {simulated['coverage']:.3f} (95% CI "
-                             f"{simulated['coverage 95% CI']}) with CIC {simulated['CIC']:.3f}"})
-    return pd.DataFrame(rows).set_index("claim")
+        agrees = _CHENG_AGREES.get(r["verdict"])
+        statement = f"Cheng et al. Sec. V, reading {i} of {readings} of its statements on tools: {reading}"
+        if agrees is None:
+            rows.append(verdicts.claim(f"cheng_tools_{i}", statement, verdicts.NOT_TESTED,
+                                       f"{r['verdict']}: none of its metrics is a Table III row", source="Cheng et al. 2022"))
+            continue
+        rows.append(verdicts.claim(f"cheng_tools_{i}", statement, verdicts.PAPER_VS_ITSELF,
+                                   f"{'agrees' if agrees else 'disagrees'}: the statement says the tools' metrics are "
+                                   f"{r['expected']}; their ticks in Table III: {r['Table III ticks']}",
+                                   source="Cheng et al. 2022"))
+    stated = shimoni_cic()
+    agrees = verdicts.agreement(calibrated, stated, item="CIC")["status"] == verdicts.MATCHES
+    rows.append(verdicts.claim(
+        "shimoni_cic", f"Shimoni et al. Sec. 2.4.4: the CIC (eq. 6) of a reliable 95% interval \"should approach "
+        f"{stated}\"", verdicts.PAPER_VS_ITSELF,
+        f"{'agrees' if agrees else 'disagrees'} with eq. 6: a calibrated 95% normal interval has CIC sqrt(2/pi) / "
+        f"(2 x 1.96) = {calibrated:.3f}; simulated normal intervals cover {simulated['coverage']:.3f} (95% CI "
+        f"{simulated['coverage 95% CI']}) with CIC {simulated['CIC']:.3f}", source="Shimoni et al. 2018"))
+    return verdicts.claims_table(rows).set_index("claim")
 
 
 def agreement(totals: pd.DataFrame, audit: pd.DataFrame, checks: pd.DataFrame, calibrated: float,
               simulated: Mapping[str, Any]) -> pd.DataFrame:
-    """Every printed number compared with a computed one: Gentzel et al.'s Table 1 totals
-    (:func:`printed_totals`), the percentages of their text (:func:`percentage_audit`; those
-    without a count are not compared), the counts their text and tables relate
-    (:func:`count_checks`), and Shimoni et al.'s 0.95 for CIC against :func:`calibrated_cic`.
-    ``status``: *matches* (a percentage: the computed one rounds to it), *differs, explained*
-    (``reason`` computed: rounding, another denominator of the text, or the CIC of a calibrated
-    interval), else *differs, unexplained*."""
-    rows = [{"source": "Gentzel et al. Table 1", "cell": f"Total, {line}", "paper": float(r["total"]),
-             "ours": float(r["computed"]), "status": "matches" if r["follows"] else "differs, unexplained",
-             "reason": ""} for line, r in totals.iterrows()]
+    """Every printed number compared with one computed from the paper's own parts, by the kit's rule
+    (:func:`causaleval.verdicts.agreement`, at the printed precision): Gentzel et al.'s Table 1 totals
+    (:func:`printed_totals`), the percentages of their text (:func:`percentage_audit`; those without a
+    count are not compared; a differing one is *explained* only when a named alternative, truncation or
+    another denominator of the text, gives its printed value, shown in the row), the counts their text
+    and tables relate (:func:`count_checks`), and Shimoni et al.'s stated CIC against
+    :func:`calibrated_cic` (it differs; the reason is a note)."""
+    rows = [{"source": "Gentzel et al. Table 1", **verdicts.agreement(float(r["computed"]), f"{float(r['total']):g}",
+                                                                      item=f"Total, {line}")}
+            for line, r in totals.iterrows()]
     denominators = sorted(audit["denominator"].dropna().unique())
     for r in audit[audit["count"].notna()].to_dict("records"):
-        reason = _percent_reason(r, denominators)
-        status = "matches" if r["verdict"] == "follows" else ("differs, explained" if reason else "differs, unexplained")
-        rows.append({"source": f"Gentzel et al. Sec. {r['section']:g}", "cell": r["text"], "paper": float(r["percent"]),
-                     "ours": float(r["computed %"]), "status": status, "reason": reason})
-    rows += [{"source": "Gentzel et al. counts", "cell": check, "paper": float(r["stated"]),
-              "ours": float(r["computed"]), "status": "matches" if r["holds"] else "differs, unexplained",
-              "reason": ""} for check, r in checks.iterrows()]
-    rows.append({"source": "Shimoni et al. Sec. 2.4.4", "cell": "CIC of a reliable 95% interval", "paper": 0.95,
-                 "ours": calibrated, "status": "differs, explained",
-                 "reason": f"a calibrated 95% normal interval gives E|e_hat - e| / (r - l) = sqrt(2/pi) / (2 x 1.96) = "
-                           f"{calibrated:.3f}; 0.95 is its coverage (simulated: {simulated['coverage']:.3f}, 95% CI "
-                           f"{simulated['coverage 95% CI']})"})
-    return pd.DataFrame(rows)
+        printed = f"{float(r['percent']):g}"
+        row = verdicts.agreement(float(r["computed %"]), printed, item=r["text"])
+        if row["status"] == verdicts.DIFFERS:
+            truncated = float(np.floor(r["computed %"])) if r["verdict"] == "rounded down" else float(np.ceil(r["computed %"]))
+            alternatives = [("truncated" if r["verdict"] == "rounded down" else "rounded up", truncated)] + [
+                (f"denominator {d:.0f}", 100 * r["count"] / d) for d in denominators if d != r["denominator"]]
+            tried = len(alternatives)
+            for name, value in alternatives:
+                row = verdicts.explained(row, printed, name, value, tried)
+                if row["status"] == verdicts.EXPLAINED:
+                    break
+        rows.append({"source": f"Gentzel et al. Sec. {r['section']:g}", **row})
+    rows += [{"source": "Gentzel et al. counts", **verdicts.agreement(float(r["computed"]), f"{float(r['stated']):g}",
+                                                                      item=check)} for check, r in checks.iterrows()]
+    cic = verdicts.agreement(calibrated, shimoni_cic(), item="CIC of a reliable 95% interval")
+    cic["reason"] = (f"a calibrated 95% normal interval gives E|e_hat - e| / (r - l) = sqrt(2/pi) / (2 x 1.96) = "
+                     f"{calibrated:.3f}; the stated value is its coverage (simulated: {simulated['coverage']:.3f}, "
+                     f"95% CI {simulated['coverage 95% CI']})")
+    rows.append({"source": "Shimoni et al. Sec. 2.4.4", **cic})
+    return verdicts.agreement_table(rows)
