@@ -1,0 +1,124 @@
+"""Study 4's claims and agreement tables, in the kit's vocabulary (:mod:`causaleval.verdicts`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from causaleval import report, verdicts
+
+
+# ============================================================ the report's claims and agreement tables
+#: how a stated percentage relates to its count (the percentage audit's words): the paper's own numbers agree
+_PERCENT_AGREES = {"follows": True, "rounded down": True, "rounded up": True, "does not follow": False}
+_CHENG_AGREES = {"consistent with Table III": True, "contradicted by Table III": False}
+
+
+def shimoni_cic() -> str:
+    """Shimoni et al.'s stated CIC of a reliable 95% interval, as printed (``data/paper_values``)."""
+    table = report.paper_values("ibm_benchmark_tracks_paper").set_index("item")
+    return f"{float(table.at['cic_reliable_interval', 'value']):g}"
+
+
+def _fraction(row: Mapping[str, Any]) -> str:
+    return f"{row['count']:.0f}/{row['denominator']:.0f} = {row['computed %']:.1f}%"
+
+
+def _percent_reason(row: Mapping[str, Any], denominators: Sequence[float]) -> str:
+    """A computed reason why a stated percentage differs from 100 count / denominator, or ``""``:
+    rounding (a truncated or rounded-up value within a point), or another denominator the text
+    uses elsewhere from which the percentage does follow."""
+    if row["verdict"] in ("rounded down", "rounded up"):
+        how = "truncated" if row["verdict"] == "rounded down" else "rounded up"
+        return f"{_fraction(row)}, {how} to {row['percent']:.0f} instead of rounded to the nearest integer"
+    others = [d for d in denominators if d != row["denominator"] and abs(100 * row["count"] / d - row["percent"]) <= 0.5]
+    if row["verdict"] == "does not follow" and others:
+        d = others[0]
+        return (f"{row['percent']:.0f}% follows from {row['count']:.0f}/{d:.0f} = {100 * row['count'] / d:.1f}% (a "
+                f"denominator the text uses elsewhere), not from the printed {_fraction(row)}")
+    return ""
+
+
+def claims(audit: pd.DataFrame, claim_audit: pd.DataFrame, calibrated: float,
+           simulated: Mapping[str, Any]) -> pd.DataFrame:
+    """The papers' statements tested here, one row each (index ``claim``), in the kit's vocabulary.
+    Every one checks a paper against its own numbers or definitions (``paper vs itself``; the row
+    says whether they agree): Gentzel et al.'s (2019) stated percentages against their counts
+    (:func:`percentage_audit`), Cheng et al.'s (2022) statements about their tools against their own
+    Table III (:func:`table3_claim_audit`; several readings of one statement are rows of one claim),
+    and Shimoni et al.'s (2018, Sec. 2.4.4) stated CIC of a reliable 95% interval against their eq. 6
+    (:func:`calibrated_cic`, with the simulated normal interval ``simulated``: a row of
+    :func:`interval_summary`). A percentage the text gives no count for is ``not tested``."""
+    rows = []
+    denominators = sorted(audit["denominator"].dropna().unique())
+    for i, r in enumerate(audit.to_dict("records"), start=1):
+        agrees = _PERCENT_AGREES.get(r["verdict"])
+        reason = _percent_reason(r, denominators) if agrees is False else ""
+        statement = f"Gentzel et al. Sec. {r['section']:g}: \"{r['text']}\""
+        if agrees is None:
+            rows.append(verdicts.claim(f"gentzel_percentage_{i:02d}", statement, verdicts.NOT_TESTED,
+                                       "the text gives no count to recompute it from", source="Gentzel et al. 2019"))
+            continue
+        rows.append(verdicts.claim(f"gentzel_percentage_{i:02d}", statement, verdicts.PAPER_VS_ITSELF,
+                                   f"{'agrees' if agrees else 'disagrees'}: {_fraction(r)} ({r['verdict']})"
+                                   + (f"; {reason}" if reason else ""), source="Gentzel et al. 2019"))
+    readings = len(claim_audit)
+    for i, (reading, r) in enumerate(claim_audit.iterrows(), start=1):
+        agrees = _CHENG_AGREES.get(r["verdict"])
+        statement = f"Cheng et al. Sec. V, reading {i} of {readings} of its statements on tools: {reading}"
+        if agrees is None:
+            rows.append(verdicts.claim(f"cheng_tools_{i}", statement, verdicts.NOT_TESTED,
+                                       f"{r['verdict']}: none of its metrics is a Table III row", source="Cheng et al. 2022"))
+            continue
+        rows.append(verdicts.claim(f"cheng_tools_{i}", statement, verdicts.PAPER_VS_ITSELF,
+                                   f"{'agrees' if agrees else 'disagrees'}: the statement says the tools' metrics are "
+                                   f"{r['expected']}; their ticks in Table III: {r['Table III ticks']}",
+                                   source="Cheng et al. 2022"))
+    stated = shimoni_cic()
+    agrees = verdicts.agreement(calibrated, stated, item="CIC")["status"] == verdicts.MATCHES
+    rows.append(verdicts.claim(
+        "shimoni_cic", f"Shimoni et al. Sec. 2.4.4: the CIC (eq. 6) of a reliable 95% interval \"should approach "
+        f"{stated}\"", verdicts.PAPER_VS_ITSELF,
+        f"{'agrees' if agrees else 'disagrees'} with eq. 6: a calibrated 95% normal interval has CIC sqrt(2/pi) / "
+        f"(2 x 1.96) = {calibrated:.3f}; simulated normal intervals cover {simulated['coverage']:.3f} (95% CI "
+        f"{simulated['coverage 95% CI']}) with CIC {simulated['CIC']:.3f}", source="Shimoni et al. 2018"))
+    return verdicts.claims_table(rows).set_index("claim")
+
+
+def agreement(totals: pd.DataFrame, audit: pd.DataFrame, checks: pd.DataFrame, calibrated: float,
+              simulated: Mapping[str, Any]) -> pd.DataFrame:
+    """Every printed number compared with one computed from the paper's own parts, by the kit's rule
+    (:func:`causaleval.verdicts.agreement`, at the printed precision): Gentzel et al.'s Table 1 totals
+    (:func:`printed_totals`), the percentages of their text (:func:`percentage_audit`; those without a
+    count are not compared; a differing one is *explained* only when a named alternative, truncation or
+    another denominator of the text, gives its printed value, shown in the row), the counts their text
+    and tables relate (:func:`count_checks`), and Shimoni et al.'s stated CIC against
+    :func:`calibrated_cic` (it differs; the reason is a note)."""
+    rows = [{"source": "Gentzel et al. Table 1", **verdicts.agreement(float(r["computed"]), f"{float(r['total']):g}",
+                                                                      item=f"Total, {line}")}
+            for line, r in totals.iterrows()]
+    denominators = sorted(audit["denominator"].dropna().unique())
+    for r in audit[audit["count"].notna()].to_dict("records"):
+        printed = f"{float(r['percent']):g}"
+        row = verdicts.agreement(float(r["computed %"]), printed, item=r["text"])
+        if row["status"] == verdicts.DIFFERS:
+            truncated = float(np.floor(r["computed %"])) if r["verdict"] == "rounded down" else float(np.ceil(r["computed %"]))
+            alternatives = [("truncated" if r["verdict"] == "rounded down" else "rounded up", truncated)] + [
+                (f"denominator {d:.0f}", 100 * r["count"] / d) for d in denominators if d != r["denominator"]]
+            tried = len(alternatives)
+            for name, value in alternatives:
+                row = verdicts.explained(row, printed, name, value, tried)
+                if row["status"] == verdicts.EXPLAINED:
+                    break
+        rows.append({"source": f"Gentzel et al. Sec. {r['section']:g}", **row})
+    rows += [{"source": "Gentzel et al. counts", **verdicts.agreement(float(r["computed"]), f"{float(r['stated']):g}",
+                                                                      item=check)} for check, r in checks.iterrows()]
+    cic = verdicts.agreement(calibrated, shimoni_cic(), item="CIC of a reliable 95% interval")
+    cic["reason"] = (f"a calibrated 95% normal interval gives E|e_hat - e| / (r - l) = sqrt(2/pi) / (2 x 1.96) = "
+                     f"{calibrated:.3f}; the stated value is its coverage (simulated: {simulated['coverage']:.3f}, "
+                     f"95% CI {simulated['coverage 95% CI']})")
+    rows.append({"source": "Shimoni et al. Sec. 2.4.4", **cic})
+    return verdicts.agreement_table(rows)
