@@ -18,6 +18,7 @@ from causaleval.graphs import CausalGraph, to_cpdag
 from causaleval.metrics import ate_distribution, ranking
 from causaleval.effects.sampling import position_based_clicks, random_dag
 from causaleval.datasets.networks import forward_sample
+from causaleval.effects.ate import lstsq_effect
 from causaleval.studies.survey_metric_tables.acic import Instance, acic_truth
 from causaleval.studies.survey_metric_tables.scm import FAIRNESS_WEIGHTS, fairness_scm
 
@@ -166,12 +167,14 @@ def _linear_sem(dag: CausalGraph, n: int, seed: int) -> pd.DataFrame:
 
 def _linear_ate(dag: CausalGraph, data: pd.DataFrame, treatment: str, outcome: str) -> float:
     """ATE of ``treatment`` on ``outcome`` under ``dag``: the coefficient of T in the least
-    squares of O on T and T's parents (0 when O is a parent of T)."""
+    squares of O on T and T's parents (:func:`causaleval.effects.ate.lstsq_effect`; 0 when O is a
+    parent of T)."""
     parents = [dag.nodes[i] for i in np.flatnonzero(dag.directed_matrix()[:, dag.index(treatment)])]
     if outcome in parents:
         return 0.0
-    design = np.column_stack([np.ones(len(data)), data[[treatment, *parents]].to_numpy()])
-    return float(np.linalg.lstsq(design, data[outcome].to_numpy(), rcond=None)[0][1])
+    columns = list(data.columns)
+    return lstsq_effect(data.to_numpy(), columns.index(treatment), columns.index(outcome),
+                        [columns.index(p) for p in parents])
 
 
 def ate_posterior_example(*, n_nodes: int, expected_neighbours: float, n_samples: int, n_bootstrap: int,
