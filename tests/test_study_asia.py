@@ -293,3 +293,45 @@ def test_table2_scores_leave_out_graphs_with_a_directed_cycle():
     assert t2.loc["SHD (CPDAG)", "graphs"] == 1 and t2.loc["F1", "graphs"] == 2
     assert t2.loc["SHD (CPDAG)", "value"] == M.shd_cpdag(truth, pdag)
     assert np.isnan(t2.loc["SHD (DAG)", "value"]) and t2.loc["SHD (DAG)", "graphs"] == 0
+
+
+def test_sweep_reuses_the_main_runs_graphs_and_gives_the_same_table(monkeypatch):
+    """Issue 24: where a sweep setting coincides with the main run's, its graphs are taken
+    from the main run (fewer learner calls), and the table does not change."""
+    from causaleval import report
+    from causaleval.studies.asia_mag_nced import sweep
+
+    args = ("asia", ["smoke"], "sachs", ["hc", "pc"], [0.0, 0.5], [0.2],
+            report.paper_values("rehak_table1"), report.paper_values("rehak_table2"))
+    kw = dict(ci_tests=["chi_square", "fisher_z"], alphas=[0.05], sample_sizes=[300], n_graphs=1, seed=0)
+    calls = []
+    learn = sweep.learn_one
+    monkeypatch.setattr(sweep, "learn_one", lambda **k: calls.append(k["learner"]) or learn(**k))
+    fresh = S.sensitivity_table(*args, **kw)
+    n_fresh = len(calls)
+    common = dict(n_samples=300, n_graphs=2, ci_test="chi_square", alpha=0.05, seed=0)
+    main = S.MainRun({"mag": S.learn_graphs("asia", ["hc", "pc"], latent=["smoke"], **common),
+                      **{net: S.learn_graphs(net, ["hc", "pc"], **common) for net in ("asia", "sachs")}},
+                     "chi_square", 0.05, 300, 2)
+    calls.clear()
+    reused = S.sensitivity_table(*args, **kw, main=main)
+    # hc (one job per network) and pc under chi_square come from the main run: only pc under fisher_z is learned
+    assert n_fresh == 9 and len(calls) == 3 and set(calls) == {"pc"}
+    pd.testing.assert_frame_equal(fresh, reused)
+
+
+def test_study1_on_own_network_with_sachs_has_no_closest_setting(tmp_path):
+    """Issue 25 item 1: one's own BIF network with the default second network (sachs) has no
+    Table 1 values in the paper, so no setting has a gap sum; closest_settings returned a
+    KeyError there, it now returns an empty table."""
+    import shutil
+
+    from causaleval import paths, report
+
+    bif = shutil.copy(paths.ROOT / "data" / "examples" / "sprinkler.bif", tmp_path / "net.bif")
+    sens = S.sensitivity_table(str(bif), ["cloudy"], "sachs", ["hc"], [0.0, 0.5], [0.2],
+                               report.paper_values("rehak_table1"), report.paper_values("rehak_table2"),
+                               ci_tests=["chi_square"], alphas=[0.05], sample_sizes=[200], n_graphs=1, seed=0)
+    assert sens["Table 1 gap"].isna().all() and sens["Table 2 gap"].notna().all()  # sachs is in Table 2
+    best = S.closest_settings(sens)
+    assert best.empty and "gap sum" in best.columns
