@@ -42,6 +42,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import sys
 import tempfile
 import traceback
@@ -127,7 +128,6 @@ def run_study(name: str, overrides: dict[str, Any], tag: str | None = None, inpl
     """Execute one study with papermill and return the executed notebook's path (see the
     module docstring for the folders). Raises :class:`RunFailed` when a cell fails."""
     import papermill
-    from jupyter_client.manager import KernelManager
 
     notebook = study_notebook(name)
     if overrides:
@@ -164,17 +164,18 @@ def run_study(name: str, overrides: dict[str, Any], tag: str | None = None, inpl
     print(f"running {paths.display(notebook)} -> {_show(notebook if inplace else final / notebook.name)}",
           file=sys.stderr)
     try:
-        with _environ(env), tempfile.TemporaryDirectory(prefix="causaleval-kernel-") as sockets:
+        with _environ(env), _stopping(), tempfile.TemporaryDirectory(prefix="causaleval-kernel-") as sockets:
             # Unix sockets in a private folder: no TCP port, no other user can reach the kernel
-            km = KernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(sockets, "kernel"))
+            km = _guarded_kernel_manager(ip=os.path.join(sockets, "kernel"))
             try:
                 papermill.execute_notebook(
                     str(notebook), str(output), parameters=injected, cwd=str(notebook.parent),
                     kernel_name="python3", progress_bar=sys.stderr.isatty(), km=km,
                 )
-            finally:  # papermill leaves a kernel it was given running
+            finally:  # papermill leaves a kernel it was given running; then the watchdog has nothing to do
                 if km.has_kernel:
                     km.shutdown_kernel(now=True)
+                km.release_watchdog()
     except BaseException as err:  # noqa: B036 - an interrupted run is a failed run too
         unchanged = "the committed notebook and figures/ are unchanged" if inplace else (
             f"{_show(final)} and figures/ are unchanged")
@@ -220,6 +221,62 @@ def _lock(path: Path, name: str, tag: str):
     return handle
 
 
+class Stopped(KeyboardInterrupt):
+    """SIGTERM or SIGHUP (a scheduler, ``timeout``, a closed terminal): stop as Ctrl-C does."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signal = signal.Signals(signum).name
+
+
+def _stop(signum: int, frame: Any) -> None:
+    raise Stopped(signum)
+
+
+@contextlib.contextmanager
+def _stopping() -> Iterator[None]:
+    """SIGTERM and SIGHUP stop a run as Ctrl-C does (the kernel shut down, its process group killed,
+    nothing kept), while the run lasts; the previous handlers come back after it."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = {signum: signal.signal(signum, _stop) for signum in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
+
+
+def _guarded_kernel_manager(ip: str) -> Any:
+    """A kernel manager whose kernel's process group (the kernel and every process it starts) a
+    standard-library watchdog (:mod:`causaleval.app.watchdog`) kills when this process ends, however
+    it ends: ``kill -9`` included. :meth:`release_watchdog` ends the watchdog after a clean shutdown."""
+    import subprocess
+
+    from jupyter_client.manager import KernelManager
+
+    class GuardedKernelManager(KernelManager):
+        async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
+            await super()._async_launch_kernel(kernel_cmd, **kw)
+            pgid = self.provisioner.pgid if self.provisioner is not None else None
+            if pgid:
+                script = Path(__file__).with_name("watchdog.py")
+                self._watchdog = subprocess.Popen([sys.executable, "-I", str(script), str(pgid)],
+                                                  stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+
+        def release_watchdog(self) -> None:
+            watchdog = getattr(self, "_watchdog", None)
+            if watchdog is not None:
+                watchdog.stdin.close()
+                watchdog.wait()
+                self._watchdog = None
+
+    return GuardedKernelManager(kernel_name="python3", transport="ipc", ip=ip)
+
+
 def _failure(name: str, err: BaseException, work: Path, failed: Path, notebook_name: str,
              unchanged: str) -> RunFailed:
     """Keep the failed run's folder as ``failed`` and say in one paragraph what went wrong."""
@@ -233,6 +290,8 @@ def _failure(name: str, err: BaseException, work: Path, failed: Path, notebook_n
         message = " ".join(f"{err.ename}: {err.evalue}".split())
         what = f"failed in cell In [{err.exec_count}]: {message}"
         detail = str(err)
+    elif isinstance(err, Stopped):
+        what, detail = f"was stopped ({err.signal})", ""
     elif isinstance(err, KeyboardInterrupt):
         what, detail = "was interrupted", ""
     else:

@@ -1,0 +1,94 @@
+"""Stopping a run stops everything: SIGTERM, SIGHUP and kill -9 of ``causaleval run``, and Ctrl-C
+(SIGINT to its process group), leave no process of the run alive after 10 s, a non-zero exit, and
+nothing changed in ``figures/`` or ``runs/<study>/<tag>``. A real run of study 2 with two joblib
+workers, its process tree collected before the signal."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ARGS = ["run", "software_tvd", "-p", "n_dags", "40", "-p", "n_sensitivity", "0", "-p", "n_jobs", "2"]
+
+
+def _tree(root: int) -> set[int]:
+    """``root`` and every descendant, read from /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    found, todo = set(), [root]
+    while todo:
+        pid = todo.pop()
+        found.add(pid)
+        todo += children.get(pid, [])
+    return found
+
+
+def _alive(pids: set[int]) -> set[int]:
+    alive = set()
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            alive.add(pid)
+    return alive
+
+
+def _start(tmp_path: Path, tag: str) -> subprocess.Popen:
+    env = {**os.environ, "CAUSALEVAL_RUNS": str(tmp_path / "runs"), "CAUSALEVAL_CACHE": str(tmp_path / "cache"),
+           "CAUSALEVAL_FIGURES": str(tmp_path / "figures")}
+    return subprocess.Popen([sys.executable, "-m", "causaleval", *ARGS, "--tag", tag], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def _wait_for_workers(proc: subprocess.Popen, timeout: float = 120) -> set[int]:
+    """The run's processes once its kernel has started two loky workers."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        tree = _tree(proc.pid)
+        commands = " ".join(Path(f"/proc/{p}/cmdline").read_text(errors="replace") for p in _alive(tree))
+        if commands.count("LokyProcess") >= 2:
+            return tree
+        if proc.poll() is not None:
+            pytest.fail(f"the run ended before its workers started: {proc.stderr.read()[-2000:]}")
+        time.sleep(0.5)
+    pytest.fail("no loky workers within the time limit")
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGHUP", "SIGKILL", "SIGINT to the group"])
+def test_a_stopped_run_leaves_no_process_and_no_output(tmp_path, how):
+    proc = _start(tmp_path, how.split()[0].lower())
+    tree = _wait_for_workers(proc)
+    if how == "SIGINT to the group":
+        os.killpg(proc.pid, signal.SIGINT)
+    else:
+        os.kill(proc.pid, getattr(signal, how))
+    try:
+        code = proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    deadline = time.monotonic() + 10
+    while _alive(tree) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not _alive(tree), f"{how}: processes of the run still alive 10 s later: {sorted(_alive(tree))}"
+    assert code != 0
+    err = proc.stderr.read()
+    if how in ("SIGTERM", "SIGHUP"):
+        assert f"was stopped ({how})" in err, err[-2000:]
+    if how == "SIGINT to the group":
+        assert "was interrupted" in err, err[-2000:]
+    tag = how.split()[0].lower()
+    assert not (tmp_path / "runs" / "software_tvd" / tag).exists()  # no partial run folder
+    assert not (tmp_path / "figures").exists() or not any((tmp_path / "figures").rglob("*.csv"))
