@@ -165,3 +165,18 @@ def test_a_lost_server_connection_stops_the_collection_instead_of_recording_erro
         with pytest.raises(RuntimeError, match="lost the connection to the PostgreSQL server"):
             engine.run("SELECT 1", cell, timeout_s=5)
         engine.connections[0].close()
+
+
+@pytest.mark.parametrize("script", ["collect/pg_supervisor.py", "app/watchdog.py"])
+def test_the_supervising_scripts_import_the_standard_library_alone(script):
+    """The PostgreSQL supervisor and a run's watchdog are small processes that import nothing of the
+    kit (or of any third party), run by their file path."""
+    import ast
+    import sys as _sys
+
+    from causaleval import paths
+
+    tree = ast.parse((paths.KIT / script).read_text())
+    names = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    names |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+    assert names and names <= set(_sys.stdlib_module_names), names - set(_sys.stdlib_module_names)

@@ -13,8 +13,8 @@ role, ``causaleval``, by ``peer`` authentication mapped from the collector's sys
 alone (``pg_ident.conf``); every other connection is rejected.
 
 The server never outlives its collection. It runs under a small supervisor
-(``python -m causaleval.collect.postgres``, in its own session, so a Ctrl-C reaches only the
-collector): the supervisor reads a pipe from the collector and, when the pipe closes (the
+(``collect/pg_supervisor.py``, a standard-library script in its own session, so a Ctrl-C
+reaches only the collector): the supervisor reads a pipe from the collector and, when the pipe closes (the
 collector closed it, exited, or was killed, even by ``kill -9``) or its parent changes, or
 on SIGTERM/SIGINT/SIGHUP, it stops the server with a fast shutdown and deletes the folder.
 The server carries the Linux parent-death signal (SIGINT, a fast shutdown) in case the
@@ -43,20 +43,18 @@ every run, and the run order is shuffled, so consecutive runs rarely share a set
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
 import io
 import json
 import os
 import pwd
-import select
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from causaleval.collect.pg_supervisor import ROLE, STOP_WAIT_S, end, remove, runs
 
 from causaleval.collect.engine import QueryFailed
 from causaleval.collect.stackdb import StackDatabase, create_statements, index_statements
@@ -71,17 +69,9 @@ SERVER_SETTINGS = {"shared_buffers": "128kB", "autovacuum": "off", "fsync": "off
                    "synchronous_commit": "off", "full_page_writes": "off", "max_connections": "20",
                    "jit": "off", "listen_addresses": "", "port": "5432",
                    "unix_socket_permissions": "0700"}
-ROLE = "causaleval"
 DEBIAN_ROOT = Path("/usr/lib/postgresql")
 FOLDER_PREFIX = "causaleval-pg-"
 PIDFILE = "postgres-server.json"  # in the collection's work folder
-STOP_WAIT_S = 30.0  # for a fast shutdown, before an immediate one
-HBA = ("# causaleval: the role causaleval alone, over the private Unix socket alone, from the\n"
-       "# collector's system user alone (map in pg_ident.conf); no TCP, everything else rejected\n"
-       f"local all {ROLE} peer map=collector\n")
-_SUPERVISOR = ("import sys; sys.path.insert(0, sys.argv[1]); "
-               "from causaleval.collect.postgres import supervise; sys.exit(supervise(sys.argv[2]))")
-
 
 def find_bindir() -> Path:
     """The folder with ``initdb`` and ``postgres`` (newest Debian version first)."""
@@ -155,11 +145,11 @@ class PostgresServer:
         self._record(state)
         spec = {"base": str(self.base), "bindir": str(self.bindir), "settings": self.settings,
                 "user": self._user.pw_name if self._user else None}
-        library = str(Path(__file__).resolve().parents[2])
-        # -I: no current folder and no PYTHON* variables on the path; a session of its own,
-        # so a Ctrl-C in the terminal reaches only the collector, which then stops the server
+        # a standard-library script run by its path (-I: no current folder, no PYTHON* variables),
+        # so it imports nothing of the kit; a session of its own, so a Ctrl-C in the terminal reaches
+        # only the collector, which then stops the server
         self._supervisor = subprocess.Popen(
-            [sys.executable, "-I", "-c", _SUPERVISOR, library, json.dumps(spec)],
+            [sys.executable, "-I", str(Path(__file__).with_name("pg_supervisor.py")), json.dumps(spec)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd="/",
             start_new_session=True)
         state["supervisor"] = self._supervisor.pid
@@ -185,7 +175,7 @@ class PostgresServer:
                 self._supervisor.wait()
             self._supervisor.stdout.close()
             self._supervisor = None
-        _remove(self.base)  # what a failed supervisor left, if anything
+        remove(self.base)  # what a failed supervisor left, if anything
         if self.pidfile is not None:
             self.pidfile.unlink(missing_ok=True)
         self.base = None
@@ -215,118 +205,13 @@ def stop_stale(pidfile: Path) -> None:
     if not (base.is_absolute() and base.name.startswith(FOLDER_PREFIX) and ".." not in base.parts):
         raise RuntimeError(f"{pidfile}: names {base}, not a folder {FOLDER_PREFIX}* this kit makes; "
                            "delete the file after checking")
-    if supervisor and _runs(supervisor, str(base)):
+    if supervisor and runs(supervisor, str(base)):
         if _parent(supervisor) == collector:
             raise RuntimeError(f"{pidfile}: the collection that started this server (pid "
                                f"{collector}) still runs; let it finish or stop it first")
-        _end(supervisor, str(base), ((signal.SIGTERM, STOP_WAIT_S + 10), (signal.SIGKILL, 10)))
-    _remove(base)
+        end(supervisor, str(base), ((signal.SIGTERM, STOP_WAIT_S + 10), (signal.SIGKILL, 10)))
+    remove(base)
     Path(pidfile).unlink(missing_ok=True)
-
-
-def supervise(spec_json: str) -> int:
-    """The supervisor (run by :meth:`PostgresServer.start`): start the server, report
-    ``{"ready": pid}`` or ``{"error": message}`` on stdout, wait until the collector closes
-    the pipe on stdin or dies, then stop the server and delete its folder."""
-    spec = json.loads(spec_json)
-    base, parent = Path(spec["base"]), os.getppid()
-
-    def leave(signum, frame):
-        raise SystemExit(128 + signum)
-
-    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(signum, leave)
-    try:
-        server = _start_server(base, Path(spec["bindir"]), spec["settings"], spec["user"])
-        _report({"ready": server.pid})
-        while server.poll() is None and os.getppid() == parent:
-            readable, _, _ = select.select([sys.stdin], [], [], 0.5)
-            if readable and not os.read(sys.stdin.fileno(), 4096):
-                break  # the collector closed the pipe, or died
-    except RuntimeError as err:
-        _report({"error": str(err)})
-    finally:
-        for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-            signal.signal(signum, signal.SIG_IGN)
-        _remove(base)  # a server still starting has the parent-death signal when we exit
-    return 0
-
-
-def _start_server(base: Path, bindir: Path, settings: dict, user: str | None) -> subprocess.Popen:
-    """initdb, the access rules, then the postmaster; returns once it accepts connections."""
-    datadir, log = base / "data", base / "server.log"
-    account = pwd.getpwnam(user) if user else None
-    as_user = {"user": account.pw_uid, "group": account.pw_gid, "extra_groups": []} if account else {}
-    initdb = subprocess.run(
-        [str(bindir / "initdb"), "-D", str(datadir), "-U", ROLE, "-A", "reject", "-E", "UTF8",
-         "--no-sync", "--no-instructions", "--locale=C"],
-        capture_output=True, text=True, cwd=base, **as_user)
-    if initdb.returncode != 0:
-        raise RuntimeError(f"initdb failed ({initdb.returncode}): {initdb.stderr.strip()}")
-    (datadir / "pg_hba.conf").write_text(HBA)
-    collector = pwd.getpwuid(os.geteuid()).pw_name
-    (datadir / "pg_ident.conf").write_text(f"collector {collector} {ROLE}\n")
-    options = [arg for key, value in {**settings, "unix_socket_directories": str(base)}.items()
-               for arg in ("-c", f"{key}={value}")]
-    with open(log, "wb") as out:
-        server = subprocess.Popen([str(bindir / "postgres"), "-D", str(datadir), *options],
-                                  stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                  cwd=base, preexec_fn=_parent_death_signal(), **as_user)
-    deadline = time.monotonic() + 60
-    while server.poll() is None and time.monotonic() < deadline:
-        with contextlib.suppress(FileNotFoundError):
-            status = (datadir / "postmaster.pid").read_text().split("\n")
-            if len(status) > 7 and status[7].strip() == "ready":
-                return server
-        time.sleep(0.05)
-    _end(server.pid, str(datadir))
-    server.wait()
-    raise RuntimeError(f"the server did not accept connections within 60 s:\n"
-                       f"{log.read_text(errors='replace')[-1500:]}")
-
-
-def _parent_death_signal():
-    """A ``preexec_fn`` giving the server SIGINT (fast shutdown) when the supervisor dies."""
-    if not sys.platform.startswith("linux"):
-        return None
-    prctl = ctypes.CDLL(None, use_errno=True).prctl  # loaded before the fork
-    return lambda: prctl(1, signal.SIGINT)  # 1 = PR_SET_PDEATHSIG
-
-
-def _report(answer: dict) -> None:
-    with contextlib.suppress(BrokenPipeError):
-        print(json.dumps(answer), flush=True)
-
-
-def _remove(base: Path) -> None:
-    """Stop the postmaster of ``base/data`` if one runs, then delete ``base``."""
-    datadir = base / "data"
-    with contextlib.suppress(OSError, ValueError):
-        _end(int((datadir / "postmaster.pid").read_text().split("\n", 1)[0]), str(datadir))
-    shutil.rmtree(base, ignore_errors=True)
-
-
-def _end(pid: int, marker: str, steps=((signal.SIGINT, STOP_WAIT_S), (signal.SIGQUIT, 10.0),
-                                       (signal.SIGKILL, 10.0))) -> None:
-    """Signal process ``pid`` (if it still runs with ``marker`` in its command line) until
-    it exits: for a postmaster a fast shutdown, then an immediate one, then SIGKILL."""
-    for signum, seconds in steps:
-        if not _runs(pid, marker):
-            return
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signum)
-        deadline = time.monotonic() + seconds
-        while _runs(pid, marker) and time.monotonic() < deadline:
-            time.sleep(0.05)
-
-
-def _runs(pid: int, marker: str) -> bool:
-    """Whether ``pid`` is a live process with ``marker`` in its command line (a reused pid
-    or a zombie has not)."""
-    try:
-        return marker in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
-    except OSError:
-        return False
 
 
 def _parent(pid: int) -> int | None:
