@@ -335,3 +335,35 @@ def test_study1_on_own_network_with_sachs_has_no_closest_setting(tmp_path):
     assert sens["Table 1 gap"].isna().all() and sens["Table 2 gap"].notna().all()  # sachs is in Table 2
     best = S.closest_settings(sens)
     assert best.empty and "gap sum" in best.columns
+
+
+def test_prc_readings_by_hand_and_on_the_papers_rows():
+    """Each reading of the PRC AUC on a hand-made row, and the paper's own Table 2: the kit's
+    step-wise reading is the first, and the check counts what each reading reproduces."""
+    from causaleval import report
+    from causaleval.datasets import network_graph
+
+    r, p, pi = np.array(0.5), np.array(0.8), 0.1
+    got = {k: float(f(r, p, pi)) for k, f in S.PRC_READINGS.items()}
+    assert got == pytest.approx({"step-wise": 0.45, "trapezoid from (0, 1)": 0.45 + 0.225,
+                                 "trapezoid from (0, P)": 0.4 + 0.225, "interpolated": 0.45})
+    assert list(S.PRC_READINGS)[0] == "step-wise"
+    paper2 = report.paper_values("rehak_table2")
+    table = S.prc_readings(paper2, {n: network_graph(n) for n in paper2["network"].unique()})
+    assert len(table) == 6 * len(S.PRC_READINGS) and table["agrees"].dtype == bool
+    support = S.prc_support(table, S.prc_figure6_linear(S.five_node_dag(), 0))
+    assert (support["agree"] <= support["rows"]).all()
+    # the step-wise reading is linear in R when P stays 1 (no false positive along TP -> FN)
+    assert support.set_index("reading").loc["step-wise", "linear along Figure 6(a)"]
+    assert not support.set_index("reading").loc["trapezoid from (0, 1)", "linear along Figure 6(a)"]
+
+
+def test_prc_paragraph_is_generated_from_the_support_table():
+    from causaleval.studies.asia_mag_nced.closing import _prc_paragraph
+
+    prc = pd.DataFrame({"reading": ["step-wise", "other"], "rows": [6, 6], "agree": [6, 1],
+                        "largest_miss": [0.0, 0.1], "linear along Figure 6(a)": [True, False]})
+    text = _prc_paragraph(prc)
+    assert "every row under step-wise" in text and "holds under other" in text
+    text = _prc_paragraph(prc.assign(agree=[2, 1]))
+    assert "no reading reproduces every row" in text

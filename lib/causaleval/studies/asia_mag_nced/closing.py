@@ -103,9 +103,25 @@ def _comparison_paragraphs(summary: dict[str, str], agreement: pd.DataFrame, rea
     return lines
 
 
+def _prc_paragraph(prc: pd.DataFrame) -> str:
+    """The PRC AUC readings (:func:`prc_support`) in one paragraph: how many Table 2 rows each
+    reading reproduces from the paper's own TPR and F1, and which make Figure 6(a)'s statement
+    (not linear along TP -> FN) true."""
+    best = prc["agree"].max()
+    nonlinear = prc.loc[~prc["linear along Figure 6(a)"].astype(bool), "reading"].tolist()
+    full = prc.loc[prc["agree"] == prc["rows"], "reading"].tolist()
+    verdict = (f"every row under {', '.join(full)}" if full else "no reading reproduces every row")
+    return (f"**PRC AUC.** Of {len(prc)} readings of the area under the three-point curve, the paper's printed "
+            f"PRC AUC agrees with its own TPR and F1 in at most {int(best)} of {int(prc['rows'].max())} rows ("
+            + "; ".join(f"{r.reading} {int(r.agree)}" for r in prc.itertuples()) + f"): {verdict}; the kit's "
+            f"tables use the {prc['reading'].iloc[0]} reading. Figure 6(a)'s statement that the PRC AUC is "
+            "not linear along TP -> FN holds under " + (", ".join(nonlinear) if nonlinear else "none of them")
+            + " and fails under the others (table prc_support).")
+
+
 def closing_markdown(
     summary: dict[str, str], agreement: pd.DataFrame, readings: pd.DataFrame, sensitivity: pd.DataFrame,
-    consistency: pd.DataFrame, shd: pd.DataFrame, behaviour: pd.DataFrame,
+    consistency: pd.DataFrame, shd: pd.DataFrame, behaviour: pd.DataFrame, prc: pd.DataFrame | None = None,
 ) -> str:
     """The closing paragraphs of notebook 01, every number and verdict taken from the tables
     (on networks the paper does not report, a sentence saying so replaces the comparisons)."""
@@ -126,6 +142,8 @@ def closing_markdown(
         + "; ".join(f"{c.replace(' (our reading of the curve)', '')} (our reading of the curve) holds in {int(g['agrees'].sum())} of {len(g)} rows"
                     + (f", missing by up to {g['misses_by'].max():.4f}" if not g["agrees"].all() else "")
                     for c, g in curves.groupby("check", sort=False)) + ".")
+    if prc is not None and len(prc):
+        lines.append(_prc_paragraph(prc))
     picks = []
     for (net, alg, col), g in shd.groupby(["network", "algorithm", "column"], sort=False):
         best = g[g["closest"]].iloc[0]
