@@ -4,3 +4,4 @@ a file of its own, for Emezue et al. (2023)'s distribution-level evaluation."""
 from causaleval.bayes.posteriors import POSTERIORS, register_posterior, sample_posterior
 
 __all__ = ["POSTERIORS", "register_posterior", "sample_posterior"]
+from causaleval.bayes import dag_gflownet as _dag_gflownet  # noqa: E402,F401  (registers dag_gflownet; jax only inside it)
