@@ -89,3 +89,16 @@ def test_the_summary_is_plain_text_without_links_relative_to_the_notebook():
     nb = {"cells": [{"cell_type": "markdown", "source": ["# Study 9: X\n", "\n",
                                                           "Reproduces *A paper* (see [refs](../REFERENCES.md)) `code`."]}]}
     assert site._title_and_summary(nb) == ("Study 9: X", "Reproduces A paper (see refs) code.")
+
+
+def test_a_studys_runs_on_other_data_are_shown_with_their_verdicts(tmp_path):
+    """figures/<study>/<variant>/claims.csv (e.g. kdl_jdk, the paper's own file) gets a section and a
+    dashboard cell of its own."""
+    notebook = site.paths.NOTEBOOKS / "03_over_under_specification.ipynb"
+    folder = tmp_path / notebook.stem / "kdl_jdk"
+    folder.mkdir(parents=True)
+    pd.DataFrame({"claim": ["c"], "statement": ["a claim"], "verdict": ["does not hold"],
+                  "evidence": ["on the paper's data"]}).to_csv(folder / "claims.csv", index=False)
+    index = site.build(tmp_path / "report", notebooks={"over_under_specification": notebook}, figures_root=tmp_path)
+    text = index.read_text()
+    assert "On other data: <code>kdl_jdk</code>" in text and "kdl_jdk: 0 holds, 1 does not hold" in text

@@ -58,6 +58,7 @@ class StudyPage:
     provenance: dict[str, Any] | None
     figures: list[Path] = field(default_factory=list)
     runs: list[RunEntry] = field(default_factory=list)
+    variants: dict[str, pd.DataFrame] = field(default_factory=dict)  # e.g. kdl_jdk: the run on the paper's own file
 
 
 @dataclass
@@ -152,6 +153,7 @@ def study_page(name: str, notebook: Path, figures_root: Path | None = None) -> S
         provenance=json.loads(stamps[0].read_text()) if stamps else None,
         figures=sorted(folder.glob("*.png")),
         runs=study_runs(name, notebook, paths.RUNS),
+        variants={sub.name: read_claims(sub) for sub in sorted(folder.glob("*/")) if (sub / "claims.csv").exists()},
     )
 
 
@@ -222,7 +224,7 @@ the claims the evidence decides ({evidence}); checks by construction, of the pap
 claims not tested are counted apart. Figures open full size when clicked.</p>
 <h2>Dashboard</h2>
 <table><tr><th>study</th><th>evidence ({evidence})</th><th>not counted</th><th>cells against the paper</th>
-<th>runs of one's own</th><th>key figure</th></tr>{dashboard}</table>
+<th>on other data</th><th>runs of one's own</th><th>key figure</th></tr>{dashboard}</table>
 <h2>Contents</h2><ol>{contents}</ol>
 {sections}
 </body></html>
@@ -244,6 +246,7 @@ def _dashboard_row(page: StudyPage) -> str:
     return (f'<tr><td><a href="#{e(page.name)}">{e(page.name)}</a> (<a href="{e(stem)}.html">notebook</a>)</td>'
             f"<td>{_counts(evidence) if page.claims is not None else 'no claims table'}</td>"
             f"<td>{_counts(apart) or 'none'}</td><td>{_counts(page.agreement) if page.agreement else 'none'}</td>"
+            f"<td>{'; '.join(f'{e(n)}: {_counts(_split(c)[0])}' for n, c in page.variants.items()) or 'none'}</td>"
             f"<td>{len(page.runs)}</td><td>{key}</td></tr>")
 
 
@@ -273,8 +276,24 @@ def _section(page: StudyPage) -> str:
 {claims}
 {agreement}
 <div>{figures}</div>
+{_variants(page)}
 {_runs(page)}
 </section>"""
+
+
+def _variants(page: StudyPage) -> str:
+    """The committed runs of the study on other data (``figures/<study>/<variant>/``, e.g. ``kdl_jdk``:
+    the paper's own JDK file), each with its claims' verdicts."""
+    e = html.escape
+    parts = []
+    for name, claims in page.variants.items():
+        evidence, apart = _split(claims)
+        rows = "".join(f"<tr><td>{e(r.statement)}</td><td class=\"{_css(r.verdict)}\">{e(r.verdict)}</td>"
+                       f"<td>{e(r.evidence)}</td></tr>" for r in claims.itertuples())
+        parts.append(f"<h3>On other data: <code>{e(name)}</code></h3><p>Claims tested against the evidence: "
+                     f"{_counts(evidence)}; not counted: {_counts(apart) or 'none'}.</p><table><tr><th>claim</th>"
+                     f"<th>verdict</th><th>evidence</th></tr>{rows}</table>")
+    return "\n".join(parts)
 
 
 def _provenance(stamp: dict[str, Any] | None) -> str:
