@@ -367,3 +367,38 @@ def test_prc_paragraph_is_generated_from_the_support_table():
     assert "every row under step-wise" in text and "holds under other" in text
     text = _prc_paragraph(prc.assign(agree=[2, 1]))
     assert "no reading reproduces every row" in text
+
+
+def test_claims_report_both_reversal_readings_together_in_the_vocabulary():
+    """Issue 26: a reversal costing 2 or 1 in SHD are two readings of one relation; the claims
+    table reports them in one row (neither alone), and every verdict is the kit's vocabulary."""
+    from causaleval import report, verdicts
+    from causaleval.datasets import network_graph
+
+    truths = {n: network_graph(n) for n in ("asia", "sachs")}
+    consistency = S.paper_consistency(report.paper_values("rehak_table1"), report.paper_values("rehak_table2"),
+                                      truths)
+    t1 = pd.DataFrame({"algorithm": ["hc", "pc"], "k": 0.2, "ours": [0.1, 0.2], "paper": np.nan})
+    shd = pd.DataFrame(columns=["network", "algorithm", "column", "paper", "variant", "ours", "distance", "closest"])
+    beh = pd.DataFrame({"panel": ["(a) TP -> FN"], "metric": ["F1"], "sensitive": [True], "linear": [False],
+                        "paper sensitive": [True], "paper linear": [np.nan]})
+    t3 = pd.DataFrame({"metric": ["F1", "SHD (DAG)"], "lower_bound": 0, "upper_bound": [1.0, np.nan],
+                       "observed_min": 0.0, "observed_max": [1.0, 9.0], "pairs": 4, "graphs": "all DAGs",
+                       "within claimed bounds": True})
+    table = S.claims(t1, consistency, shd, beh, t3)
+    assert set(table["verdict"]) <= set(verdicts.VERDICTS)
+    reversal = table[table["statement"].str.contains("either reading of a reversal")]
+    assert len(reversal) == 2  # asia hc and sachs hc, one row each
+    sachs = reversal[reversal["statement"].str.contains("sachs")].iloc[0]
+    assert "reversal costs 2 in SHD: disagree" in sachs["evidence"] and "reversal costs 1 in SHD: agree" in sachs["evidence"]
+    assert not table["statement"].str.contains("reversal costs").any()  # never one reading alone
+    assert table.loc["table3_SHD (DAG)", "verdict"] == verdicts.BY_CONSTRUCTION
+    assert table.loc["table3_F1", "verdict"] == verdicts.PAPER_VS_ITSELF
+
+
+def test_committed_tables_use_only_the_vocabulary():
+    from causaleval import paths, verdicts
+
+    folder = paths.ROOT / "figures" / S.STUDY
+    assert set(pd.read_csv(folder / "claims.csv")["verdict"]) <= set(verdicts.VERDICTS)
+    assert set(pd.read_csv(folder / "agreement.csv")["status"]) <= set(verdicts.AGREEMENT)
