@@ -364,7 +364,7 @@ def test_prc_paragraph_is_generated_from_the_support_table():
     prc = pd.DataFrame({"reading": ["step-wise", "other"], "rows": [6, 6], "agree": [6, 1],
                         "largest_miss": [0.0, 0.1], "linear along Figure 6(a)": [True, False]})
     text = _prc_paragraph(prc)
-    assert "every row under step-wise" in text and "holds under other" in text
+    assert "every row under step-wise" in text and "is true under other" in text
     text = _prc_paragraph(prc.assign(agree=[2, 1]))
     assert "no reading reproduces every row" in text
 

@@ -115,8 +115,8 @@ def _prc_paragraph(prc: pd.DataFrame) -> str:
             f"PRC AUC agrees with its own TPR and F1 in at most {int(best)} of {int(prc['rows'].max())} rows ("
             + "; ".join(f"{r.reading} {int(r.agree)}" for r in prc.itertuples()) + f"): {verdict}; the kit's "
             f"tables use the {prc['reading'].iloc[0]} reading. Figure 6(a)'s statement that the PRC AUC is "
-            "not linear along TP -> FN holds under " + (", ".join(nonlinear) if nonlinear else "none of them")
-            + " and fails under the others (table prc_support).")
+            "not linear along TP -> FN is true under " + (", ".join(nonlinear) if nonlinear else "none of them")
+            + " and false under the others (table prc_support).")
 
 
 def closing_markdown(
