@@ -40,6 +40,14 @@ Options (``options`` mapping; the defaults train in a few seconds on one CPU at 
 * ``gfn_replay`` (int >= ``gfn_batch``, default 10000): replay-buffer capacity (transitions).
 * ``gfn_hidden`` (int >= 1, default 128): units of each hidden layer.
 
+Measured (one CPU, 200 samples): at d = 4..5 the defaults match the exact posterior's edge
+marginals to a mean absolute error of 0.01-0.03 (tests/test_dag_gflownet.py,
+benchmarks/bench_bayes_exact.py) in 2-3 s. At d = 11 (study 6's linear-Gaussian data, seed 0,
+standardised) the defaults are undertrained: 31 edges per sample against MC3's 15 (mean
+absolute edge-marginal difference 0.26); ``gfn_lr = 1e-4`` with ``gfn_steps = 10000`` (7 s)
+gives 21 edges and 0.13; the paper trains 10^5 steps at learning rate 1e-5 with a target
+network (not implemented here). Larger ``d`` needs longer, slower training than these defaults.
+
 Deterministic for a seed: all randomness comes from ``jax.random.PRNGKey(seed)`` and XLA on
 CPU is deterministic.
 """
