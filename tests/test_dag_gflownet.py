@@ -66,3 +66,9 @@ def test_edge_marginals_close_to_the_exact_posterior():
     assert error.max() < 0.1
     untrained = dag_gflownet(data, n_samples=1000, seed=0, options={"gfn_steps": 1})
     assert exact.edge_distance(untrained, data) > 0.03
+
+
+def test_missing_jax_names_the_install_command(monkeypatch):
+    monkeypatch.setitem(__import__("sys").modules, "optax", None)
+    with pytest.raises(ImportError, match=r'pip install -e "\.\[bayes\]"'):
+        dag_gflownet(chain_data(3), n_samples=1, seed=0, options={})
