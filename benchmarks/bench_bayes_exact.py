@@ -47,17 +47,9 @@ def notebook_defaults() -> dict:
     return {name: ast.literal_eval(spec["default"]) for name, spec in declared.items()}
 
 
-def pair(truth: np.ndarray) -> tuple[int, int]:
-    """The first ordered pair (row-major) with a directed path in ``truth``, else (0, 1)."""
-    d = len(truth)
-    reach = np.linalg.matrix_power(np.eye(d, dtype=int) + truth, d) > 0
-    return next(((t, y) for t in range(d) for y in range(d) if t != y and reach[t, y]), (0, 1))
-
-
 def draw(method: str, data: pd.DataFrame, n: int, seed: int, options: dict) -> np.ndarray:
     if method == EXACT:
-        post = exact.exact_posterior(data)
-        return post.dags[np.random.default_rng(seed).choice(len(post.dags), size=n, p=post.probs)]
+        return exact.exact_draws(data, n, seed)
     return sample_posterior(method, data, n_samples=n, seed=seed, options=options)
 
 
@@ -81,7 +73,7 @@ def main() -> None:
             truth, data = synthetic(seed, args.rows, args.nodes, float(args.nodes), p["noise_sd"])
             if scaling == "standardised":
                 data = (data - data.mean()) / data.std()
-            t, y = pair(truth.directed_matrix().astype(int))
+            t, y = exact.path_pair(truth.directed_matrix())
             start = time.perf_counter()
             try:
                 dags = draw(method, data, args.samples, seed, options)

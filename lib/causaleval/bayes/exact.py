@@ -206,3 +206,18 @@ def ate_distance(dags: np.ndarray, data: pd.DataFrame | np.ndarray, t: int, y: i
     values, probs = ate_distribution(data, t, y)
     sample = dag_ates(data, _check_sample(dags, np.asarray(data).shape[1]), t, y)
     return float(wasserstein_distance(sample, values, v_weights=probs))
+
+
+def path_pair(truth: np.ndarray) -> tuple[int, int]:
+    """The first ordered pair (t, y), row-major, with a directed path t -> ... -> y in the DAG
+    ``truth`` (a bool or 0/1 adjacency matrix), else (0, 1): a pair whose ATE is not 0 in the truth."""
+    d = len(truth)
+    reach = np.linalg.matrix_power(np.eye(d, dtype=int) + np.asarray(truth, dtype=int), d) > 0
+    return next(((t, y) for t in range(d) for y in range(d) if t != y and reach[t, y]), (0, 1))
+
+
+def exact_draws(data: pd.DataFrame | np.ndarray, n: int, seed: int) -> np.ndarray:
+    """``n`` DAGs drawn i.i.d. from the exact posterior (seeded): the distances any sampler of ``n``
+    DAGs shows by sampling error alone."""
+    post = exact_posterior(data)
+    return post.dags[np.random.default_rng(seed).choice(len(post.dags), size=n, p=post.probs)]
