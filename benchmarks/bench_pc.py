@@ -1,0 +1,79 @@
+"""PC-stable: the kit's ``causaleval.learn.pc`` vs causal-learn's ``pc`` (Fisher z), time and result.
+
+    python benchmarks/bench_pc.py [--seeds 5] [--alpha 0.05]
+
+Data: linear Gaussian samples of random DAGs (upper-triangular weights uniform in
+[0.3, 2] with a random sign, each edge kept with probability edges / (d (d - 1) / 2),
+standard normal noise, seed ``0 .. seeds - 1``), at study 6's sizes d = 20 with 40 expected
+edges and n = 20, 100, 1000, and a sparser, larger d = 40 with 40 expected edges (n = 200)
+and a denser d = 40 with 80 (n = 1000). Both sides get the same array; printed: seconds per
+run (single-threaded, OMP_NUM_THREADS=1 recommended), the ratio causal-learn / kit, and how
+many CPDAGs differ, which must be none (exit 1 otherwise).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from causaleval.graphs import CausalGraph
+from causaleval.learn.pc import pc_fisher_z
+
+SETTINGS = [(20, 20, 40), (20, 100, 40), (20, 1000, 40), (40, 200, 40), (40, 1000, 80)]
+
+
+def sample(d: int, n: int, edges: int, seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    weights = rng.uniform(0.3, 2.0, (d, d)) * rng.choice([-1, 1], (d, d))
+    w = np.triu(weights * (rng.random((d, d)) < edges / (d * (d - 1) / 2)), 1)
+    x = rng.normal(size=(n, d)) @ np.linalg.inv(np.eye(d) - w)
+    return pd.DataFrame(x, columns=[f"x{i}" for i in range(d)])
+
+
+def causallearn_pc(data: pd.DataFrame, alpha: float) -> CausalGraph:
+    from causallearn.search.ConstraintBased.PC import pc as cl_pc
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = cl_pc(data.to_numpy(float), alpha, "fisherz", stable=True, uc_rule=0, uc_priority=2,
+                       show_progress=False, node_names=list(data.columns))
+    return CausalGraph.from_causallearn(result.G)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--alpha", type=float, default=0.05)
+    args = parser.parse_args()
+    pc_fisher_z(sample(5, 50, 5, 0), args.alpha)  # warm-up (imports)
+    causallearn_pc(sample(5, 50, 5, 0), args.alpha)
+    differ = 0
+    print(f"{'d':>3} {'n':>5} {'edges':>5} {'kit s/run':>10} {'causal-learn s/run':>18} {'ratio':>6} differ")
+    for d, n, edges in SETTINGS:
+        kit = ref = 0.0
+        bad = 0
+        for seed in range(args.seeds):
+            data = sample(d, n, edges, seed)
+            t = time.process_time()
+            ours = pc_fisher_z(data, args.alpha)
+            kit += time.process_time() - t
+            t = time.process_time()
+            theirs = causallearn_pc(data, args.alpha)
+            ref += time.process_time() - t
+            bad += not np.array_equal(ours.matrix, theirs.matrix)
+        differ += bad
+        print(f"{d:>3} {n:>5} {edges:>5} {kit / args.seeds:>10.4f} {ref / args.seeds:>18.4f} "
+              f"{ref / kit:>6.1f} {bad}")
+    if differ:
+        print(f"FAIL: {differ} CPDAGs differ from causal-learn's", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
