@@ -74,3 +74,10 @@ def test_negative_degrees_of_freedom_is_a_clear_error():
 def test_bad_parameters_are_named(kwargs, match):
     with pytest.raises(ValueError, match=match):
         pc_fisher_z(_linear_gaussian(3, 50, 0.5, 0), **kwargs)
+
+
+def test_non_finite_data_names_the_column():
+    data = _linear_gaussian(3, 50, 0.5, 0)
+    data.loc[4, "x1"] = np.nan
+    with pytest.raises(ValueError, match=r"\['x1'\]"):
+        pc_fisher_z(data, 0.05)

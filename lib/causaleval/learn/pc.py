@@ -234,6 +234,9 @@ def pc_fisher_z(data: pd.DataFrame, alpha: float, small_sample: str = "causallea
     if small_sample not in SMALL_SAMPLE:
         raise ValueError(f"small_sample={small_sample!r}: expected one of {SMALL_SAMPLE}")
     x = data.to_numpy(float)
+    bad = [str(c) for c, ok in zip(data.columns, np.isfinite(x).all(axis=0)) if not ok]
+    if bad:
+        raise ValueError(f"PC data: missing or infinite values in columns {bad}; expected finite numbers")
     corr = np.atleast_2d(np.corrcoef(x.T))
     adj, sep = skeleton(corr, x.shape[0], alpha, small_sample)
     g = orient(adj, sep)
