@@ -22,6 +22,9 @@ DEFAULTS = dict(source="collected", domains=["sqlite"], covariates={"sqlite": "n
     ({"cpdag_rule": "any"}, "parameter cpdag_rule = 'any'"),
     ({"n_trials": 0}, "parameter n_trials = 0"),
     ({"n_sensitivity": -1}, "parameter n_sensitivity = -1"),
+    # issue 25: 1-3 settings gave no defined interval (1 failed in scipy.stats.pearsonr after minutes)
+    ({"n_sensitivity": 1}, "parameter n_sensitivity = 1 .*other than 1, 2, 3"),
+    ({"n_sensitivity": 3}, "parameter n_sensitivity = 3 .*other than 1, 2, 3"),
     ({"domains": ["nosuch"]},
      r"unknown domain\(s\) \['nosuch'\] for source='collected'; known: \['postgres', 'sqlite'\]"),
     ({"source": "kdl", "domains": ["jdk", "nosuch"]}, r"unknown domain\(s\) \['nosuch'\] for source='kdl'"),
