@@ -193,3 +193,19 @@ def test_a_pc_graph_with_a_directed_cycle_gets_its_fallback_dags_sid_as_bounds()
     assert S.class_sid_bounds(truth, cyclic, 2.0) == {"sid_min": 2.0, "sid_max": 2.0, "members": 0}
     cpdag = CausalGraph.from_edges(["a - b", "b - c"])
     assert S.class_sid_bounds(truth, cpdag, 9.0)["members"] == 3
+
+
+@pytest.mark.parametrize("variant", ["", "kdl_jdk"])
+def test_committed_claims_and_agreement_use_only_the_vocabulary(variant):
+    """The report's front page counts figures/02_software_tvd[/kdl_jdk]/claims.csv and agreement.csv:
+    every verdict and status must be a word of causaleval.verdicts, and every claim of the paper's
+    list is present with non-empty evidence."""
+    from causaleval import report, verdicts
+
+    folder = paths.ROOT / "figures" / S.STUDY / variant
+    claims = pd.read_csv(folder / "claims.csv")
+    assert set(claims["verdict"]) <= set(verdicts.VERDICTS)
+    assert set(claims["claim"]) == set(report.paper_values("gentzel_claims")["claim"])
+    assert claims["evidence"].fillna("").str.len().gt(0).all()
+    agreement = pd.read_csv(folder / "agreement.csv")
+    assert set(agreement["status"]) <= set(verdicts.AGREEMENT) and len(agreement) > 0
