@@ -81,3 +81,14 @@ def test_non_finite_data_names_the_column():
     data.loc[4, "x1"] = np.nan
     with pytest.raises(ValueError, match=r"\['x1'\]"):
         pc_fisher_z(data, 0.05)
+
+
+@pytest.mark.parametrize("network", ["asia", "sachs"])
+def test_same_cpdag_on_discrete_network_samples(network):
+    """Study 1's and 6's networks, Fisher z on the state codes as the studies run it."""
+    from causaleval.datasets.networks import forward_sample, load_network
+
+    data = forward_sample(load_network(network), 500, 0)
+    data = data.loc[:, data.nunique() > 1]
+    for alpha in (0.01, 0.05):
+        assert np.array_equal(pc_fisher_z(data, alpha).matrix, _causallearn(data, alpha).matrix)
