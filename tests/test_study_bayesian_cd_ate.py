@@ -81,7 +81,7 @@ def test_tables_agreement_and_claims_from_a_run():
     assert claims.loc["wd_lower_n100", "verdict"] == verdicts.NOT_TESTED and "n=100" in claims.loc["wd_lower_n100", "evidence"]
     assert claims.loc["recall_highest_gflownet_sachs", "verdict"] == verdicts.NOT_TESTED
     assert claims.loc["density_filter", "evidence"] != ""
-    layout = S.layout(summary, "Table 1", "n=20", S.not_run(TINY))
+    layout = S.layout(summary, "Table 1", "n=20", S.not_run(TINY, result["counts"], "n=20"))
     assert list(layout["method"]) == [S.PAPER_NAMES[m] for m in S.SEVEN]
     assert layout.set_index("method").loc["mc3", "WD (ours)"].startswith(f"{row['mean']:.3f}")
     assert layout.set_index("method").loc["bootstrap-pc", "WD (ours)"] == "not in `methods`"
@@ -149,3 +149,19 @@ def test_a_plugin_adds_a_posterior_method(tmp_path):
     finally:
         posteriors.POSTERIORS.pop("empty_graph", None)
     assert (result["pairs"]["method"] == "empty_graph").all()
+
+
+def test_a_method_past_its_size_limit_is_not_run_and_says_why():
+    """DAG-GFlowNet tabulates BGe over all parent sets (at most 12 variables): at d = 20 its row stays,
+    empty, with the reason; its claims there are not tested."""
+    limited = posteriors.POSTERIORS["mc3"]
+    limited.max_nodes = 4
+    try:
+        result = S.run_trial("n=20", 0, S.config({**TINY, "seeds": [0], "methods": ["mc3", "bootstrap_ges"]}))
+    finally:
+        del limited.max_nodes
+    counts = result["counts"].set_index("method")
+    assert counts.loc["mc3", "not run"] == "6 variables; mc3 takes at most 4" and counts.loc["mc3", "posterior_dags"] == 0
+    assert set(result["pairs"]["method"]) == {"bootstrap_ges"}
+    reasons = S.not_run({**TINY, "methods": ["mc3", "bootstrap_ges"]}, result["counts"].assign(setting="n=20"), "n=20")
+    assert reasons["mc3"] == "not run: 6 variables; mc3 takes at most 4"

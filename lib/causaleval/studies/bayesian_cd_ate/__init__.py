@@ -22,6 +22,7 @@ import pandas as pd
 from causaleval import parallel, params
 from causaleval.studies.bayesian_cd_ate.claims import claims, claims_text
 from causaleval.studies.bayesian_cd_ate.data import sachs, settings, synthetic
+from causaleval.studies.bayesian_cd_ate.exact_check import exact_check, exact_summary
 from causaleval.studies.bayesian_cd_ate.figures import figure2, figure3
 from causaleval.studies.bayesian_cd_ate.paper import PAPER_NAMES, PAPER_SCALE, PAPER_TABLES, SEVEN, paper_table
 from causaleval.studies.bayesian_cd_ate.tables import agreement, layout, left_out, per_seed, summary_table, table_setting
@@ -31,7 +32,7 @@ from causaleval.studies.bayesian_cd_ate.trials import POSTERIOR_OPTIONS, pair_sc
 STUDY = "06_bayesian_cd_ate"
 
 __all__ = ["PAPER_NAMES", "PAPER_SCALE", "PAPER_TABLES", "SEVEN", "STUDY", "agreement", "check_params", "claims",
-           "claims_text", "config", "describe_run", "figure2", "figure3", "grid", "layout", "left_out",
+           "claims_text", "config", "describe_run", "exact_check", "exact_summary", "figure2", "figure3", "grid", "layout", "left_out",
            "methods_table", "not_run", "pair_scores", "paper_table", "per_seed", "run", "run_trial", "sachs",
            "settings", "summary_table", "summary_text", "synthetic", "table_setting", "weighted_unique"]
 

@@ -55,10 +55,19 @@ def methods_table(p: Mapping[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def not_run(p: Mapping[str, Any]) -> dict[str, str]:
-    """Why each of the seven methods this run lacks has no row of results (for the tables)."""
-    return {m: ("not in `methods`" if m in posteriors.POSTERIORS else "not available") for m in SEVEN
-            if m not in p["methods"]}
+def not_run(p: Mapping[str, Any], counts: pd.DataFrame, setting: str) -> dict[str, str]:
+    """Why each of the seven methods has no results in ``setting``: not available here, not in
+    ``methods``, or the reason its trials give (``counts``' ``not run`` column, e.g. too many variables)."""
+    reasons = {}
+    for method in SEVEN:
+        said = counts.loc[(counts["setting"] == setting) & (counts["method"] == method), "not run"]
+        if method not in posteriors.POSTERIORS:
+            reasons[method] = "not available"
+        elif method not in p["methods"]:
+            reasons[method] = "not in `methods`"
+        elif len(said) and said.iloc[0]:
+            reasons[method] = f"not run: {said.iloc[0]}"
+    return reasons
 
 
 def summary_text(table: pd.DataFrame) -> str:

@@ -99,6 +99,12 @@ def run_trial(setting: str, seed: int, config: Mapping[str, Any]) -> dict[str, p
                   else figure_pair(true_effects, pairs))
         dists.append(_distribution("MEC (truth)", true_effects[:, figure], np.ones(len(members)), pairs[figure], names))
     for method in config["methods"]:
+        limit = getattr(posteriors.POSTERIORS[method], "max_nodes", None)
+        if limit is not None and len(names) > limit:
+            counts.append({"method": method, "posterior_dags": 0, "distinct_dags": 0, "mec_size": len(members),
+                           "effects": 0, "regressions_solved": 0,
+                           "not run": f"{len(names)} variables; {method} takes at most {limit}"})
+            continue
         dags = posteriors.sample_posterior(method, data, n_samples=config["n_posterior"], seed=seed, options=options)
         flat = dags.reshape(len(dags), -1)
         _, first, weight = np.unique(flat, axis=0, return_index=True, return_counts=True)
@@ -111,7 +117,7 @@ def run_trial(setting: str, seed: int, config: Mapping[str, Any]) -> dict[str, p
                 rows.append({"method": method, "treatment": names[t], "outcome": names[y], **r})
         counts.append({"method": method, "posterior_dags": len(dags), "distinct_dags": len(unique_dags),
                        "mec_size": len(members), "effects": len(unique_dags) * len(pairs),
-                       "regressions_solved": estimator.solved - solved_before})
+                       "regressions_solved": estimator.solved - solved_before, "not run": ""})
         if figure is not None:
             dists.append(_distribution(method, effects[:, figure], weight, pairs[figure], names))
     tag = {"setting": setting, "seed": seed}
