@@ -332,3 +332,17 @@ def test_reproduce_runs_the_studies_on_the_papers_own_file_only_when_it_is_there
     assert [(name, tag) for name, _, tag in runs] == [("software_tvd", "paper-data-kdl_jdk"),
                                                       ("over_under_specification", "paper-data-kdl_jdk")]
     assert runs[0][1] == {"source": "kdl", "domains": ["jdk"], "output_dir": "../figures/02_software_tvd/kdl_jdk"}
+
+
+def test_a_run_at_the_defaults_keeps_the_studys_runs_on_other_data(tmp_path):
+    """figures/<study>/kdl_jdk/ (the run on the paper's own file) survives a run at the defaults,
+    which replaces figures/<study>/ as a whole."""
+    old, new = tmp_path / "figures" / "02_s", tmp_path / "work" / "02_s"
+    (old / "kdl_jdk").mkdir(parents=True)
+    (old / "kdl_jdk" / "claims.csv").write_text("claim\n")
+    (old / "stale.csv").write_text("gone\n")
+    new.mkdir(parents=True)
+    (new / "claims.csv").write_text("claim\n")
+    cli._keep_variants(old, new)
+    cli._replace_dir(new, old)
+    assert (old / "kdl_jdk" / "claims.csv").read_text() == "claim\n" and not (old / "stale.csv").exists()

@@ -163,10 +163,11 @@ def run_study(name: str, overrides: dict[str, Any], tag: str | None = None, inpl
     output = work / notebook.name
     print(f"running {paths.display(notebook)} -> {_show(notebook if inplace else final / notebook.name)}",
           file=sys.stderr)
+    stop: dict[str, Any] = {}
     try:
-        with _environ(env), _stopping(), tempfile.TemporaryDirectory(prefix="causaleval-kernel-") as sockets:
+        with _environ(env), _stopping(stop), tempfile.TemporaryDirectory(prefix="causaleval-kernel-") as sockets:
             # Unix sockets in a private folder: no TCP port, no other user can reach the kernel
-            km = _guarded_kernel_manager(ip=os.path.join(sockets, "kernel"))
+            km = stop["km"] = _guarded_kernel_manager(ip=os.path.join(sockets, "kernel"))
             try:
                 papermill.execute_notebook(
                     str(notebook), str(output), parameters=injected, cwd=str(notebook.parent),
@@ -177,6 +178,8 @@ def run_study(name: str, overrides: dict[str, Any], tag: str | None = None, inpl
                     km.shutdown_kernel(now=True)
                 km.release_watchdog()
     except BaseException as err:  # noqa: B036 - an interrupted run is a failed run too
+        if "signal" in stop and not isinstance(err, KeyboardInterrupt):  # e.g. the kernel's death it caused
+            err = Stopped(stop["signal"]) if stop["signal"] != signal.SIGINT else KeyboardInterrupt()
         unchanged = "the committed notebook and figures/ are unchanged" if inplace else (
             f"{_show(final)} and figures/ are unchanged")
         raise _failure(name, err, work, folder / f"{tag}.failed", output.name, unchanged) from err
@@ -185,6 +188,7 @@ def run_study(name: str, overrides: dict[str, Any], tag: str | None = None, inpl
         _export_html(output)
     if not overrides:
         for made in sorted((work / _DEFAULT_FIGURES).glob("*")):
+            _keep_variants(destination.parent / made.name, made)
             _replace_dir(made, destination.parent / made.name)
         shutil.rmtree(work / _DEFAULT_FIGURES, ignore_errors=True)
     shutil.rmtree(folder / f"{tag}.failed", ignore_errors=True)
@@ -229,20 +233,29 @@ class Stopped(KeyboardInterrupt):
         self.signal = signal.Signals(signum).name
 
 
-def _stop(signum: int, frame: Any) -> None:
-    raise Stopped(signum)
-
-
 @contextlib.contextmanager
-def _stopping() -> Iterator[None]:
-    """SIGTERM and SIGHUP stop a run as Ctrl-C does (the kernel shut down, its process group killed,
-    nothing kept), while the run lasts; the previous handlers come back after it."""
+def _stopping(stop: dict[str, Any]) -> Iterator[None]:
+    """SIGTERM and SIGHUP stop a run as Ctrl-C (SIGINT) does, while the run lasts; the previous
+    handlers come back after it. The handler interrupts the kernel in ``stop["km"]`` at once (the
+    command waits in pyzmq's poll for the kernel's reply, which holds the exception back until the
+    kernel answers; interrupted, it answers within a second) and records the signal in
+    ``stop["signal"]``, so the run reports it whatever error the interrupted cell raises; the kernel's
+    process group is then killed as after Ctrl-C."""
     import threading
 
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    before = {signum: signal.signal(signum, _stop) for signum in (signal.SIGTERM, signal.SIGHUP)}
+
+    def handler(signum: int, frame: Any) -> None:
+        stop["signal"] = signum
+        provisioner = getattr(stop.get("km"), "provisioner", None)
+        if getattr(provisioner, "pid", None):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(provisioner.pid, signal.SIGINT)
+        raise Stopped(signum) if signum != signal.SIGINT else KeyboardInterrupt()
+
+    before = {signum: signal.signal(signum, handler) for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)}
     try:
         yield
     finally:
@@ -327,6 +340,15 @@ def _export_html(notebook: Path) -> None:
 
     body, _ = HTMLExporter().from_filename(str(notebook))
     notebook.with_suffix(".html").write_text(body)
+
+
+def _keep_variants(old: Path, new: Path) -> None:
+    """Carry the subfolders of a study's previous outputs (its runs on other data, e.g. ``kdl_jdk/`` on
+    the paper's own file, written by other runs) into the new outputs, which replace the folder whole."""
+    if old.is_dir():
+        for sub in sorted(p for p in old.iterdir() if p.is_dir() and not p.name.startswith(".")):
+            if not (new / sub.name).exists():
+                shutil.copytree(sub, new / sub.name)
 
 
 def _replace_dir(src: Path, dst: Path) -> None:

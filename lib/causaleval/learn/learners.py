@@ -110,7 +110,7 @@ def learn(
         raise ValueError(f"alpha must be a number in (0, 1), got {type(alpha).__name__} {alpha!r}")
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must lie in (0, 1), got {alpha}")
-    _check_data(data, fisher_z=ci_test == "fisher_z" and name in ("pc", "fci"),
+    _check_data(data, fisher_z=ci_test == "fisher_z" and name in ("pc", "pc_causallearn", "fci"),
                 constant_columns=learner.constant_columns, learner=name)
     graph = learner.fn(data, ci_test=ci_test, alpha=alpha, seed=seed)
     _check_output(learner, graph)
@@ -268,8 +268,21 @@ def _constants_isolated(fn: Callable[[pd.DataFrame], CausalGraph]) -> Callable[[
 
 @register_learner("pc", output="CPDAG", library="causal-learn", constant_columns=True)
 def pc(data: pd.DataFrame, *, ci_test: str, alpha: float, seed: int) -> CausalGraph:
-    """PC-stable (Spirtes, Glymour and Scheines 2000; Colombo and Maathuis 2014), causal-learn;
-    constant columns stay isolated (:func:`_constants_isolated`)."""
+    """PC-stable (Spirtes, Glymour and Scheines 2000; Colombo and Maathuis 2014) as causal-learn runs it
+    (``stable=True``, ``uc_rule=0``, ``uc_priority=2``); constant columns stay isolated
+    (:func:`_constants_isolated`). With Fisher z the kit's implementation from the correlation matrix
+    (:func:`causaleval.learn.pc.pc_fisher_z`: the same CPDAG, 20-40x faster); with the discrete tests
+    causal-learn's own (``pc_causallearn`` is causal-learn's for every test, the cross-check)."""
+    if ci_test == "fisher_z":
+        from causaleval.learn.pc import pc_fisher_z
+
+        return _constants_isolated(lambda d: pc_fisher_z(d, alpha))(data)
+    return pc_causallearn(data, ci_test=ci_test, alpha=alpha, seed=seed)
+
+
+@register_learner("pc_causallearn", output="CPDAG", library="causal-learn", constant_columns=True)
+def pc_causallearn(data: pd.DataFrame, *, ci_test: str, alpha: float, seed: int) -> CausalGraph:
+    """causal-learn's PC-stable (the cross-check of ``pc``); constant columns stay isolated."""
     from causallearn.search.ConstraintBased.PC import pc as cl_pc
 
     def run(d: pd.DataFrame) -> CausalGraph:
