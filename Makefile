@@ -4,6 +4,11 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
+# A stopped make (Ctrl-C, SIGTERM, kill -9) stops its long commands too: GNU make does not pass
+# SIGTERM on, so they get a parent-death signal (Linux's setpriv; a run stopped by SIGTERM stops
+# its kernel and workers, see the README's "Stopping a run").
+WITH_MAKE := $(shell command -v setpriv >/dev/null 2>&1 && echo setpriv --pdeathsig TERM)
+
 .PHONY: test reproduce report bench collect system-packages lab clean-venv
 
 # The snapshots in data/software/ (see data/MANIFEST.md); `make collect` recollects them
@@ -31,10 +36,10 @@ system-packages:
 # cells together on one worker: --dist loadscope).
 test: $(STAMP) system-packages  ## the layer contract, unit tests, property tests and nbval over notebooks/*.ipynb
 	$(VENV)/bin/lint-imports
-	CAUSALEVAL_REQUIRE_POSTGRES=1 CAUSALEVAL_REQUIRE_BROWSER=1 $(PY) -m pytest -n 2 --dist loadscope
+	CAUSALEVAL_REQUIRE_POSTGRES=1 CAUSALEVAL_REQUIRE_BROWSER=1 exec $(WITH_MAKE) $(PY) -m pytest -n 2 --dist loadscope
 
 reproduce: $(STAMP)  ## run every study notebook at its defaults; rewrites figures/, then lists outputs that differ from git HEAD
-	$(PY) -m causaleval reproduce
+	exec $(WITH_MAKE) $(PY) -m causaleval reproduce
 	$(PY) -m causaleval check-figures
 
 report: $(STAMP)  ## the static HTML site of every study, runs/report/index.html

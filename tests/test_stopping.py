@@ -3,7 +3,9 @@
 nothing changed in ``figures/`` or ``runs/<study>/<tag>``. A real run of study 2 with two joblib
 workers, its process tree collected before the signal."""
 
+import ctypes
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -12,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 ARGS = ["run", "software_tvd", "-p", "n_dags", "40", "-p", "n_sensitivity", "0", "-p", "n_jobs", "2"]
 
 
@@ -49,7 +52,14 @@ def _start(tmp_path: Path, tag: str) -> subprocess.Popen:
     env = {**os.environ, "CAUSALEVAL_RUNS": str(tmp_path / "runs"), "CAUSALEVAL_CACHE": str(tmp_path / "cache"),
            "CAUSALEVAL_FIGURES": str(tmp_path / "figures")}
     return subprocess.Popen([sys.executable, "-m", "causaleval", *ARGS, "--tag", tag], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=_die_with_pytest)
+
+
+def _die_with_pytest() -> None:
+    """SIGTERM to the run when pytest dies (a stopped ``make test``): it has a session of its own,
+    so nothing else would reach it."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def _wait_for_workers(proc: subprocess.Popen, timeout: float = 120) -> set[int]:
@@ -75,7 +85,7 @@ def test_a_stopped_run_leaves_no_process_and_no_output(tmp_path, how):
     else:
         os.kill(proc.pid, getattr(signal, how))
     try:
-        code = proc.wait(timeout=60)
+        code = proc.wait(timeout=15)  # a few seconds: the handler interrupts the kernel at once
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -92,3 +102,18 @@ def test_a_stopped_run_leaves_no_process_and_no_output(tmp_path, how):
     tag = how.split()[0].lower()
     assert not (tmp_path / "runs" / "software_tvd" / tag).exists()  # no partial run folder
     assert not (tmp_path / "figures").exists() or not any((tmp_path / "figures").rglob("*.csv"))
+
+
+@pytest.mark.skipif(shutil.which("setpriv") is None or shutil.which("make") is None,
+                    reason="needs setpriv (util-linux) and make")
+def test_make_gives_its_long_commands_a_parent_death_signal():
+    """GNU make does not pass SIGTERM on to its commands, and a kill -9 of make reaches nothing: the
+    study runs of ``make reproduce`` and the pytest of ``make test`` die with make (SIGTERM), and
+    a run stopped by SIGTERM stops its kernel and workers (the tests above)."""
+    root = Path(__file__).resolve().parents[1]
+    plan = subprocess.run(["make", "-n", "-C", str(root), "-o", ".venv/.installed", "-o", "system-packages",
+                           "reproduce", "test"], capture_output=True, text=True, check=True).stdout
+    long_commands = [line for line in plan.splitlines() if "causaleval reproduce" in line or "-m pytest" in line]
+    assert len(long_commands) == 2, plan
+    for line in long_commands:
+        assert "exec setpriv --pdeathsig TERM " in line, line
