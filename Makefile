@@ -18,7 +18,7 @@ COLLECT_ARGS := --subjects 2000 --trials 2 --scale 0.5 --seed 0
 $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -m venv $(VENV) 2>/dev/null || { apt-get update -qq && apt-get install -y -qq python3-venv && $(PYTHON) -m venv $(VENV); }
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -c constraints.txt -e ".[dev]"
+	$(PY) -m pip install -q -c constraints.txt -e ".[dev,bayes]"
 	@touch $(STAMP)
 
 # Debian's packages the tests need, installed when missing (root, or sudo when not root):
