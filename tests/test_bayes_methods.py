@@ -1,4 +1,4 @@
-"""DiBS posterior method (causaleval.bayes.dibs): determinism, output class, bad options, missing extra."""
+"""DiBS and Gadget posterior methods (causaleval.bayes.dibs, .gadget): determinism, output class, bad options, missing extra."""
 
 import builtins
 
@@ -46,3 +46,34 @@ def test_dibs_names_the_extra_when_missing(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", fake)
     with pytest.raises(ImportError, match=r'pip install -e "\.\[bayes\]"'):
         POSTERIORS["dibs"](_data(), n_samples=2, seed=0, options={})
+
+
+def test_gadget_deterministic_acyclic_bool_stack():
+    pytest.importorskip("sumu", reason='sumu not installed: pip install -e ".[bayes]"')
+    opts = {"gadget_burn_in": 200}
+    a = POSTERIORS["gadget"](_data(), n_samples=20, seed=3, options=opts)
+    b = POSTERIORS["gadget"](_data(), n_samples=20, seed=3, options=opts)
+    assert a.shape == (20, 4, 4) and a.dtype == bool
+    assert np.array_equal(a, b)
+    assert _acyclic(a).all()
+    assert (a[:, 0, 1] | a[:, 1, 0]).mean() > 0.9  # the strong x0 - x1 dependence is found
+
+
+@pytest.mark.parametrize("bad", [{"gadget_thin": 0}, {"gadget_burn_in": "10"}, {"gadget_K": False}])
+def test_gadget_refuses_bad_options(bad):
+    key = next(iter(bad))
+    with pytest.raises(ValueError, match=key):
+        POSTERIORS["gadget"](_data(), n_samples=2, seed=0, options=bad)
+
+
+def test_gadget_names_the_extra_when_missing(monkeypatch):
+    real = builtins.__import__
+
+    def fake(name, *args, **kwargs):
+        if name.startswith("sumu"):
+            raise ImportError(name)
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", fake)
+    with pytest.raises(ImportError, match=r'pip install -e "\.\[bayes\]"'):
+        POSTERIORS["gadget"](_data(), n_samples=2, seed=0, options={})
