@@ -1,4 +1,4 @@
-"""Scores of the IBM causal inference benchmarking framework (Shimoni et al. 2018, paper 002, eqs. 1-9).
+"""Scores of the IBM causal inference benchmarking framework (Shimoni et al. 2018, eqs. 1-9).
 
 Follows the framework's public scorer (``causalbenchmark/evaluate.py``) where it differs from
 the paper's text:
@@ -189,7 +189,7 @@ def population_statistics(truth: pd.DataFrame, estimates: pd.DataFrame) -> pd.Da
 
 def _finite_terms(stats: pd.DataFrame, kind: str) -> pd.DataFrame:
     """``stats`` (one row per ufid), or a ValueError naming the first ufid with a term that is
-    not finite. The framework adds DELTA to avoid a division by zero (paper 002, eq. 2) but
+    not finite. The framework adds DELTA to avoid a division by zero (Shimoni et al. 2018, eq. 2) but
     does not define ENoRMSE for a true effect of exactly -DELTA (e + DELTA = 0), nor any
     score whose arithmetic overflows (y1 - y0 or e_hat - e past the float range)."""
     bad = ~np.isfinite(stats.to_numpy(float))
