@@ -315,7 +315,7 @@ def test_counterfactual_metrics_match_scipy_distances():
         cf.proximity([1.0, 2.0], [[1.0, 2.0, 3.0]])
 
 
-# ------------------------------------------------------------------ ATE distributions (paper 004)
+# ------------------------------------------------------------------ ATE distributions (Emezue et al. 2023)
 def test_wasserstein_matches_scipy():
     u, v = RNG.normal(size=17), RNG.normal(1, 2, size=9)
     assert ad.wasserstein(u, v) == pytest.approx(stats.wasserstein_distance(u, v))
@@ -332,7 +332,7 @@ def test_modes_regroup_with_isclose_and_density_filters_rare_modes():
         ad.mode_precision_recall([1.0], [1.0], density=2)
 
 
-# ------------------------------------------------------------------ CIC, coverage (paper 002) and Table III claims
+# ------------------------------------------------------------------ CIC, coverage (Shimoni et al. 2018) and Table III claims
 def test_a_calibrated_interval_has_cic_near_0_2_not_0_95():
     from causaleval.studies import survey_metric_tables as S
 
