@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -103,9 +104,12 @@ def run_trial(setting: str, seed: int, config: Mapping[str, Any]) -> dict[str, p
         if limit is not None and len(names) > limit:
             counts.append({"method": method, "posterior_dags": 0, "distinct_dags": 0, "mec_size": len(members),
                            "effects": 0, "regressions_solved": 0,
-                           "not run": f"{len(names)} variables; {method} takes at most {limit}"})
+                           "not run": f"{len(names)} variables; {method} takes at most {limit}", "notes": ""})
             continue
-        dags = posteriors.sample_posterior(method, data, n_samples=config["n_posterior"], seed=seed, options=options)
+        with warnings.catch_warnings(record=True) as caught:  # a method's warnings go to its counts row
+            warnings.simplefilter("always")
+            dags = posteriors.sample_posterior(method, data, n_samples=config["n_posterior"], seed=seed, options=options)
+        notes = "; ".join(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
         flat = dags.reshape(len(dags), -1)
         _, first, weight = np.unique(flat, axis=0, return_index=True, return_counts=True)
         order = np.argsort(first)
@@ -117,7 +121,7 @@ def run_trial(setting: str, seed: int, config: Mapping[str, Any]) -> dict[str, p
                 rows.append({"method": method, "treatment": names[t], "outcome": names[y], **r})
         counts.append({"method": method, "posterior_dags": len(dags), "distinct_dags": len(unique_dags),
                        "mec_size": len(members), "effects": len(unique_dags) * len(pairs),
-                       "regressions_solved": estimator.solved - solved_before, "not run": ""})
+                       "regressions_solved": estimator.solved - solved_before, "not run": "", "notes": notes})
         if figure is not None:
             dists.append(_distribution(method, effects[:, figure], weight, pairs[figure], names))
     tag = {"setting": setting, "seed": seed}
