@@ -47,7 +47,8 @@ def newcomer(tmp_path):
     work.mkdir()
     shutil.copyfile(paths.DATA / "examples" / "sprinkler.bif", work / "net.bif")
     (work / "my_learner.py").write_text(LEARNER)
-    env = {k: v for k, v in os.environ.items() if k not in ("CAUSALEVAL_FIGURES", "CAUSALEVAL_STUDIES")}
+    ours = ("CAUSALEVAL_FIGURES", "CAUSALEVAL_STUDIES", "CAUSALEVAL_CALLER_CWD")
+    env = {k: v for k, v in os.environ.items() if k not in ours}
     env.update(CAUSALEVAL_RUNS=str(tmp_path / "runs"), CAUSALEVAL_CACHE=str(tmp_path / "cache"))
     return work, env, tmp_path
 

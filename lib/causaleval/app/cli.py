@@ -498,7 +498,7 @@ def main(argv: list[str] | None = None) -> int:
     col.add_argument("--scale", type=float, default=1.0, help="database size (1: 40,000 posts)")
     col.add_argument("--timeout", type=float, help="seconds before a run counts as timed out")
     args = parser.parse_args(argv)
-    os.environ.setdefault("CAUSALEVAL_CALLER_CWD", os.getcwd())  # relative file parameters are the caller's
+    os.environ["CAUSALEVAL_CALLER_CWD"] = os.getcwd()  # relative file parameters are the caller's
     try:
         if args.command == "list":
             _list()

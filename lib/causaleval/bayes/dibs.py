@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from causaleval.bayes.posteriors import register_posterior
+from causaleval.bayes.posteriors import integer_options, register_posterior
 from causaleval.graphs import _acyclic
 
 DEFAULTS: dict[str, int] = {"dibs_steps": 500, "dibs_edges_per_node": 1}
@@ -35,12 +35,7 @@ LAST_CYCLIC: int = 0
 
 def dibs_options(options: Mapping[str, Any]) -> dict[str, int]:
     """The ``dibs_*`` options of ``options`` over :data:`DEFAULTS`, each a positive integer."""
-    out = dict(DEFAULTS)
-    out.update({k: v for k, v in options.items() if k in DEFAULTS})
-    for key, value in out.items():
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"dibs option {key}={value!r}: expected a positive integer")
-    return out
+    return integer_options("dibs", options, DEFAULTS)
 
 
 @register_posterior("dibs")

@@ -21,19 +21,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from causaleval.bayes.posteriors import register_posterior
+from causaleval.bayes.posteriors import integer_options, register_posterior
 
 DEFAULTS: dict[str, int] = {"gadget_burn_in": 1000, "gadget_thin": 10, "gadget_K": 4, "gadget_chains": 4}
 
 
 def gadget_options(options: Mapping[str, Any]) -> dict[str, int]:
     """The ``gadget_*`` options of ``options`` over :data:`DEFAULTS`, each a positive integer."""
-    out = dict(DEFAULTS)
-    out.update({k: v for k, v in options.items() if k in DEFAULTS})
-    for key, value in out.items():
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"gadget option {key}={value!r}: expected a positive integer")
-    return out
+    return integer_options("gadget", options, DEFAULTS)
 
 
 @register_posterior("gadget")

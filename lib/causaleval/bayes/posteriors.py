@@ -59,6 +59,17 @@ def register_posterior(name: str) -> Callable[[PosteriorFn], PosteriorFn]:
     return wrap
 
 
+def integer_options(method: str, options: Mapping[str, Any], defaults: Mapping[str, int]) -> dict[str, int]:
+    """The options of ``options`` named in ``defaults`` over ``defaults``, each checked to be a
+    positive integer (the error names ``method``, the option and its value)."""
+    out = dict(defaults)
+    out.update({k: v for k, v in options.items() if k in defaults})
+    for key, value in out.items():
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{method} option {key}={value!r}: expected a positive integer")
+    return out
+
+
 def sample_posterior(name: str, data: pd.DataFrame, *, n_samples: int, seed: int,
                      options: Mapping[str, Any]) -> np.ndarray:
     """``n_samples`` DAGs from the method ``name``, checked to be a ``k x d x d`` acyclic stack."""
