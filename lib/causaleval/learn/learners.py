@@ -9,7 +9,7 @@ DataFrame of integer state codes, one column per variable. Register your own wit
         ...
         return CausalGraph.from_edge_lists(list(data.columns), edges)
 
-Built in (paper 003 Sec. 3.4 used Fisher-Z for the tests and BIC for the score):
+Built in (Rehak et al. 2024, Sec. 3.4, used Fisher-Z for the tests and BIC for the score):
 
 * ``hc``: greedy hill climbing (pgmpy ``HillClimbSearch``, discrete BIC score) -> DAG
 * ``pc``: PC-stable (causal-learn) -> CPDAG
