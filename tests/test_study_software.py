@@ -164,6 +164,27 @@ def test_figure2_rows_carry_sid_bounds_and_the_true_dag_baseline():
     np.testing.assert_allclose(rows["excess_tvd"], rows["tvd"] - rows["tvd_true_dag"])
 
 
+def test_a_registered_metric_gets_a_column_and_a_correlation_with_tvd(monkeypatch):
+    from causaleval.metrics import custom
+
+    monkeypatch.setattr(custom, "GRAPH_METRICS", dict(custom.GRAPH_METRICS))
+    custom.register_metric("edge_count_gap", graph_types=("DAG",))(
+        lambda truth, learned: np.abs((learned.matrices != 0).sum(axis=(1, 2)) - (truth.directed_matrix() != 0).sum()))
+    fit = dict(alpha=0.05, ci_test="chi_square", cpdag_rule="extension", smoothing="bdeu", ess=1.0)
+    rows = S.figure2_results(n_dags=4, n_nodes=6, expected_neighbours=2.0, cards=2, concentration=1.0,
+                             n_samples=300, learners=["pc", "mmhc"], seed=3, own_metrics=["edge_count_gap"],
+                             n_jobs=1, progress=False, **fit)
+    assert rows.loc[rows["learner"] == "pc", "edge_count_gap"].isna().all()  # PC gives CPDAGs: not scored
+    assert (rows.loc[rows["learner"] == "mmhc", "edge_count_gap"] >= 0).all()
+    corr = S.correlations(rows, ["edge_count_gap"]).set_index(["learner", "measures"])
+    assert corr.loc[("mmhc", "edge_count_gap-TVD"), "n"] == 4
+    assert corr.loc[("pc", "edge_count_gap-TVD"), "n"] == 0
+    assert corr.loc[("pc", "edge_count_gap-TVD"), "class"] == "not decided"
+    custom.register_metric("tvd")(lambda truth, learned: np.zeros(len(learned)))
+    with pytest.raises(ValueError, match="'tvd' is a column of Figure 2"):
+        S.check_params({**DEFAULTS, "metrics": ["tvd"]})
+
+
 def test_measure_summary_counts_shd_zero_graphs_and_the_sentence_uses_them():
     rows = pd.DataFrame({"dag": [0, 1, 2], "learner": "ges", "shd": [0, 0, 3], "sid": [0.0, 6.0, 9.0],
                          "sid_min": [0.0, 0.0, 4.0], "sid_max": [4.0, 6.0, 12.0], "members": [3, 2, -1],

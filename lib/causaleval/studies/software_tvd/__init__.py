@@ -56,6 +56,11 @@ def check_params(p: dict[str, Any]) -> None:
     user's network for Figure 2 is readable, and its observations fit it and hold ``n_dags``
     disjoint samples of ``n_samples`` rows)."""
     params.check(STUDY, p)
+    taken = sorted(set(p.get("metrics", ())) & {"dag", "learner", "edges", "shd", "sid", "sid_min", "sid_max", "tvd",
+                                                   "tvd_true_dag", "excess_tvd"})
+    if taken:
+        raise ValueError(f"metrics: {taken[0]!r} is a column of Figure 2's results already; "
+                         "register the metric under another name")
     check_domains(p)
     if p.get("network") is not None:
         check_network(p["network"], p.get("data_file"), {"n_samples": (p["n_samples"], p["n_dags"])})

@@ -19,7 +19,8 @@ from causaleval.graphs.extensions import consistent_extension
 from causaleval.effects.extensions import interventional_tables
 from causaleval.graphs import CausalGraph, GraphClass, to_cpdag
 from causaleval.metrics.sid_bounds import as_pdag
-from causaleval.learn.learners import learn
+from causaleval.graphs.batch import GraphBatch
+from causaleval.learn.learners import get_learner, learn
 from causaleval.parallel import run_trials
 from causaleval.effects.sampling import dirichlet_network, random_dag
 from causaleval.datasets.networks import forward_sample
@@ -82,7 +83,7 @@ def user_network(network: str, data_file: str | None, *, smoothing: str, ess: fl
 def _figure2_dag(index: int, *, n_nodes: int, expected_neighbours: float, cards: int,
                  concentration: float, cpd_scheme: str, n_samples: int, learners: Sequence[str], seed: int,
                  network: str | None = None, data_file: str | None = None, n_dags: int = 1,
-                 **fit: Any) -> list[dict]:
+                 own_metrics: Sequence[str] = (), **fit: Any) -> list[dict]:
     dag_seed = seed + index
     if network is None:
         truth_dag = random_dag(n_nodes, expected_neighbours, dag_seed)
@@ -107,8 +108,21 @@ def _figure2_dag(index: int, *, n_nodes: int, expected_neighbours: float, cards:
         rows.append({"dag": index, "learner": learner, "edges": int(truth_dag.directed_matrix().sum()),
                      "shd": structural_hamming(truth_dag, graph), "sid": sid,
                      **class_sid_bounds(truth_dag, graph, sid),
-                     "tvd": metrics.total_tvd(truth, estimate), "tvd_true_dag": baseline})
+                     "tvd": metrics.total_tvd(truth, estimate), "tvd_true_dag": baseline,
+                     **own_scores(truth_dag, graph, learner, own_metrics)})
     return rows
+
+
+def own_scores(truth: CausalGraph, graph: CausalGraph, learner: str, names: Sequence[str]) -> dict[str, float]:
+    """Each registered metric in ``names`` (:func:`causaleval.metrics.register_metric`) of the
+    learned ``graph`` against ``truth``; NaN where the learner's output class is not one the
+    metric takes."""
+    out = {}
+    for name in names:
+        metric = metrics.get_metric(name)
+        ok = get_learner(learner).output in metric.graph_types
+        out[name] = float(metric.score(truth, GraphBatch.from_graphs([graph], truth.nodes))[0]) if ok else np.nan
+    return out
 
 
 def class_sid_bounds(truth: CausalGraph, learned: CausalGraph, fallback_sid: float) -> dict[str, float | int]:
@@ -132,10 +146,12 @@ def structural_hamming(truth: CausalGraph, learned: CausalGraph) -> int:
 def figure2_results(*, n_dags: int, n_nodes: int, expected_neighbours: float, cards: int,
                     concentration: float, n_samples: int, learners: Sequence[str], seed: int,
                     cpd_scheme: str = "dirichlet", network: str | None = None, data_file: str | None = None,
-                    n_jobs: int = -1, progress: bool = True, **fit: Any) -> pd.DataFrame:
+                    own_metrics: Sequence[str] = (), n_jobs: int = -1, progress: bool = True,
+                    **fit: Any) -> pd.DataFrame:
     """One row per (random DAG, learner): SHD, SID (of the DAG fitted for TVD, and its
-    bounds over the learned class), the sum of pairwise TVs, and the same sum for the true
-    DAG fitted to the same sample (``tvd_true_dag``: what estimation alone costs).
+    bounds over the learned class), the sum of pairwise TVs, the same sum for the true
+    DAG fitted to the same sample (``tvd_true_dag``: what estimation alone costs), and one
+    column per registered metric in ``own_metrics`` (:func:`own_scores`).
 
     With ``network`` (a shipped name, a BIF file or an edge list with ``data_file``;
     :mod:`causaleval.datasets.networks`) every row is that one truth instead (the random
@@ -144,7 +160,8 @@ def figure2_results(*, n_dags: int, n_nodes: int, expected_neighbours: float, ca
     jobs = [{"index": i, "n_nodes": n_nodes, "expected_neighbours": expected_neighbours,
              "cards": cards, "concentration": concentration, "cpd_scheme": cpd_scheme,
              "n_samples": n_samples, "learners": learners, "seed": seed, "network": network,
-             "data_file": data_file, "n_dags": n_dags, **fit} for i in range(n_dags)]
+             "data_file": data_file, "n_dags": n_dags, "own_metrics": tuple(own_metrics), **fit}
+            for i in range(n_dags)]
     rows = run_trials(_figure2_dag, jobs, n_jobs=n_jobs, desc="random DAGs", progress=progress)
     frame = pd.DataFrame([r for chunk in rows for r in chunk])
     return frame.assign(excess_tvd=frame["tvd"] - frame["tvd_true_dag"])
@@ -180,21 +197,34 @@ def strength(low: float, high: float) -> str:
     return "not decided"
 
 
-def correlations(results: pd.DataFrame) -> pd.DataFrame:
+def correlations(results: pd.DataFrame, own_metrics: Sequence[str] = ()) -> pd.DataFrame:
     """Per learner: Pearson r with its 95% Fisher interval and class, and Spearman rho, of
-    SHD-SID, SHD-TVD, SID-TVD and SHD against the TVD in excess of the true DAG's."""
+    SHD-SID, SHD-TVD, SID-TVD and SHD against the TVD in excess of the true DAG's; then of
+    each metric in ``own_metrics`` (a column of ``results``, :func:`figure2_results`) against
+    TVD, over the networks where the metric is defined (at least three; else NaN)."""
+    pairs = [("shd", "sid"), ("shd", "tvd"), ("sid", "tvd"), ("shd", "excess_tvd"), *((m, "tvd") for m in own_metrics)]
     rows = []
-    for learner, group in results.groupby("learner", sort=True):
-        for a, b in (("shd", "sid"), ("shd", "tvd"), ("sid", "tvd"), ("shd", "excess_tvd")):
+    for learner, all_rows in results.groupby("learner", sort=True):
+        for a, b in pairs:
+            group = all_rows[np.isfinite(all_rows[a])] if a in own_metrics else all_rows
+            if a in own_metrics and (len(group) < 3 or group[a].nunique() < 2):
+                rows.append({"learner": learner, "measures": f"{_label(a)}-{_label(b)}", "n": len(group),
+                             "class": "not decided"})
+                continue
             r = float(stats.pearsonr(group[a], group[b]).statistic)
             low, high = fisher_interval(r, len(group))
             rho = float(stats.spearmanr(group[a], group[b]).statistic)
             rho_low, rho_high = fisher_interval(rho, len(group), spread=1.06)
-            rows.append({"learner": learner, "measures": f"{a.upper()}-{b.upper().replace('_', ' ')}",
+            rows.append({"learner": learner, "measures": f"{_label(a)}-{_label(b)}",
                          "n": len(group), "pearson": r, "95% low": low, "95% high": high,
                          "class": strength(low, high), "spearman": rho, "spearman 95% low": rho_low,
                          "spearman 95% high": rho_high})
     return pd.DataFrame(rows)
+
+
+def _label(column: str) -> str:
+    """A measure's name in the correlation table: the kit's own in capitals, a registered metric's as given."""
+    return column.upper().replace("_", " ") if column in (*MEASURES, "excess_tvd") else column
 
 
 def measure_summary(results: pd.DataFrame) -> pd.DataFrame:
