@@ -68,6 +68,15 @@ def test_missing_required_column_and_absent_file(tmp_path):
         load_kdl("mysql", tmp_path)
 
 
+def test_a_fractional_trial_number_is_refused_naming_the_line(tmp_path):
+    frame = _postgres(tmp_path)
+    frame["Trial"] = frame["Trial"].astype(float)
+    frame.loc[4, "Trial"] = 1.5
+    frame.to_csv(tmp_path / "postgres" / "results_abbrv_all.csv", index=False)
+    with pytest.raises(ValueError, match=r"column 'trial' holds 1.5 \(line \[6\].*expected whole numbers"):
+        load_kdl("postgres", tmp_path)
+
+
 def test_cut_off_and_garbled_files(tmp_path):
     _postgres(tmp_path)
     path = tmp_path / "postgres" / "results_abbrv_all.csv"

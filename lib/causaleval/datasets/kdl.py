@@ -148,7 +148,7 @@ def load_kdl(
     notes = [*table.notes, *notes]
     check_keys(table, [schema.subject, schema.trial, *schema.treatments], frame)
     numeric = [schema.trial, *schema.outcomes, *(c for c in schema.covariates if c not in schema.text)]
-    check_numbers(table, [c for c in numeric if c in frame], schema.outcomes, frame)
+    check_numbers(table, [c for c in numeric if c in frame], schema.outcomes, frame, whole=[schema.trial])
     frame, more = _to_flags(frame, schema, table)
     notes += more
     _check_levels(table, frame, schema, levels)

@@ -217,8 +217,9 @@ def check_levels(table: Table, column: str, expected: Sequence, frame: pd.DataFr
 
 
 def check_numbers(table: Table, numeric: Sequence[str], nonnegative: Sequence[str] = (),
-                  frame: pd.DataFrame | None = None) -> None:
-    """``numeric`` columns hold finite numbers or nothing; ``nonnegative`` ones nothing below 0."""
+                  frame: pd.DataFrame | None = None, whole: Sequence[str] = ()) -> None:
+    """``numeric`` columns hold finite numbers or nothing; ``nonnegative`` ones nothing below 0;
+    ``whole`` ones (trial numbers) only whole numbers."""
     frame = table.frame if frame is None else frame
     for column in numeric:
         values = frame[column]
@@ -234,6 +235,12 @@ def check_numbers(table: Table, numeric: Sequence[str], nonnegative: Sequence[st
         if len(infinite):
             raise DataFileError(f"{table.path}: column {column!r} holds {float(array[infinite[0]])!r} "
                                 f"({table.where(infinite)}); expected finite numbers")
+        if column in whole:
+            fractional = np.flatnonzero(np.isfinite(array) & (array != np.round(array)))
+            if len(fractional):
+                raise DataFileError(f"{table.path}: column {column!r} holds {float(array[fractional[0]])!r} "
+                                    f"({table.where(fractional)}; {len(fractional)} such cell(s)); "
+                                    "expected whole numbers")
         if column in nonnegative:
             negative = np.flatnonzero(array < 0)
             if len(negative):
