@@ -81,3 +81,9 @@ def test_registry_checks_what_a_method_returns():
     finally:
         P.POSTERIORS.pop("_test_cyclic")
         P.POSTERIORS.pop("_test_short")
+
+
+@pytest.mark.parametrize("n_samples", [0, -3, 2.5, True])
+def test_a_sample_size_that_is_not_a_positive_integer_is_refused_before_any_method_runs(n_samples):
+    with pytest.raises(ValueError, match=rf"'mc3': n_samples={n_samples!r}; expected a positive integer"):
+        P.sample_posterior("mc3", _frame(), n_samples=n_samples, seed=0, options=OPTIONS)

@@ -121,8 +121,6 @@ def dag_gflownet(data: pd.DataFrame, *, n_samples: int, seed: int, options: Mapp
     if not 2 <= d <= MAX_NODES:
         raise ValueError(f"dag_gflownet: data has {d} columns; expected 2..{MAX_NODES} "
                          f"(the BGe table has d 2^(d-1) entries)")
-    if n_samples < 1:
-        raise ValueError(f"dag_gflownet: n_samples={n_samples}; expected at least 1")
     jax, optax = _import_jax()
     from causaleval.bayes import _gfn_jax
 

@@ -10,8 +10,8 @@ one: ``n_particles = n_samples`` SVGD particles, each particle's hard graph (the
 (the empirical DiBS posterior; the mixture re-weighting of Lorch et al. Sec. 4.3 is not used).
 
 Particles are not guaranteed acyclic. A cyclic particle is replaced by a uniform draw (seeded)
-among the acyclic particles of the same run; :data:`LAST_CYCLIC` holds how many were replaced in
-the last call, and a warning says so. A run with no acyclic particle is refused.
+among the acyclic particles of the same run, and a warning says how many (study 6 keeps it in
+the method's counts row). A run with no acyclic particle is refused.
 
 Options (``options``; defaults here, Emezue et al. 2023 App. B does not fix them all):
 ``dibs_steps`` (SVGD steps, default 500), ``dibs_edges_per_node`` (prior, default 1).
@@ -30,7 +30,6 @@ from causaleval.bayes.posteriors import integer_options, register_posterior
 from causaleval.graphs import _acyclic
 
 DEFAULTS: dict[str, int] = {"dibs_steps": 500, "dibs_edges_per_node": 1}
-LAST_CYCLIC: int = 0
 
 
 def dibs_options(options: Mapping[str, Any]) -> dict[str, int]:
@@ -41,10 +40,7 @@ def dibs_options(options: Mapping[str, Any]) -> dict[str, int]:
 @register_posterior("dibs")
 def dibs(data: pd.DataFrame, *, n_samples: int, seed: int, options: Mapping[str, Any]) -> np.ndarray:
     """``n_samples`` DAGs from Marginal DiBS with BGe (module notes); deterministic per seed."""
-    global LAST_CYCLIC
     opts = dibs_options(options)
-    if n_samples < 1:
-        raise ValueError(f"dibs: n_samples={n_samples}: expected a positive integer")
     try:
         import jax
         from dibs.inference import MarginalDiBS
@@ -65,11 +61,11 @@ def dibs(data: pd.DataFrame, *, n_samples: int, seed: int, options: Mapping[str,
                                     callback_every=None, callback=None))
     g = g.astype(bool)
     ok = _acyclic(g)
-    LAST_CYCLIC = int((~ok).sum())
+    cyclic = int((~ok).sum())
     if not ok.any():
         raise RuntimeError(f"dibs: all {n_samples} particles are cyclic (steps={opts['dibs_steps']}); raise dibs_steps")
-    if LAST_CYCLIC:
+    if cyclic:
         rng = np.random.default_rng(seed)
-        g[~ok] = g[rng.choice(np.flatnonzero(ok), size=LAST_CYCLIC)]
-        warnings.warn(f"dibs: {LAST_CYCLIC} of {n_samples} particles cyclic, replaced by acyclic ones", stacklevel=2)
+        g[~ok] = g[rng.choice(np.flatnonzero(ok), size=cyclic)]
+        warnings.warn(f"dibs: {cyclic} of {n_samples} particles cyclic, replaced by acyclic ones", stacklevel=2)
     return g

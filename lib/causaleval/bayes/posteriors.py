@@ -75,6 +75,8 @@ def sample_posterior(name: str, data: pd.DataFrame, *, n_samples: int, seed: int
     """``n_samples`` DAGs from the method ``name``, checked to be a ``k x d x d`` acyclic stack."""
     if name not in POSTERIORS:
         raise ValueError(f"posterior method {name!r} unknown; registered: {', '.join(sorted(POSTERIORS))}")
+    if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
+        raise ValueError(f"posterior method {name!r}: n_samples={n_samples!r}; expected a positive integer")
     dags = np.asarray(POSTERIORS[name](data, n_samples=n_samples, seed=seed, options=options), dtype=bool)
     d = data.shape[1]
     if dags.shape != (n_samples, d, d):
