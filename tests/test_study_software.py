@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from causaleval import paths
+from causaleval import paths, verdicts
 from causaleval.studies import software_tvd as S
 
 DEFAULTS = dict(source="collected", domains=["sqlite"], covariates={"sqlite": "num_joins"},
@@ -103,13 +103,13 @@ def test_structural_hamming_equals_gadjid_on_cpdags():
 
 
 def test_fisher_interval_and_strength_classes():
-    low, high = S.fisher_interval(0.64, 30)
+    low, high = verdicts.correlation_interval(0.64, 30)
     assert (round(low, 2), round(high, 2)) == (0.36, 0.81)
     assert S.strength(low, high) == "not decided"  # straddles 0.7: neither strong nor not
-    assert S.strength(*S.fisher_interval(0.95, 30)) == "strong"
-    assert S.strength(*S.fisher_interval(0.0, 200)) == "weak"
-    assert S.strength(*S.fisher_interval(0.5, 300)) == "neither"
-    assert S.strength(*S.fisher_interval(0.1, 30)) == "not decided"  # 30 networks cannot show weakness
+    assert S.strength(*verdicts.correlation_interval(0.95, 30)) == "strong"
+    assert S.strength(*verdicts.correlation_interval(0.0, 200)) == "weak"
+    assert S.strength(*verdicts.correlation_interval(0.5, 300)) == "neither"
+    assert S.strength(*verdicts.correlation_interval(0.1, 30)) == "not decided"  # 30 networks cannot show weakness
 
 
 def _fig2(shd, sid, tvd):
@@ -135,7 +135,7 @@ def test_pairwise_calls_and_the_headline_verdict():
 
 def test_correlation_claims_are_undecided_when_the_interval_straddles():
     corr = pd.DataFrame([{"learner": "ges", "measures": "SHD-TVD", "pearson": r, "95% low": lo, "95% high": hi,
-                          "class": S.strength(lo, hi)} for r, (lo, hi) in [(0.1, S.fisher_interval(0.1, 30))]])
+                          "class": S.strength(lo, hi)} for r, (lo, hi) in [(0.1, verdicts.correlation_interval(0.1, 30))]])
     assert S.claims._correlation_claim(corr, ["ges"], "SHD-TVD", "weak")[0] == "undecided"
     assert S.claims._correlation_claim(corr, ["ges"], "SHD-TVD", "strong")[0] == "does not hold"
 

@@ -116,6 +116,19 @@ def difference_interval(a: Iterable[float], b: Iterable[float], paired: bool = T
     return Interval(diff, diff - half, diff + half, min(len(x), len(y)), level)
 
 
+def correlation_interval(r: float, n: int, level: float = LEVEL, spread: float = 1.0) -> tuple[float, float]:
+    """Interval for a correlation by Fisher's z: ``tanh(atanh(r) -+ z_q * spread / sqrt(n - 3))``,
+    ``z_q`` the ``(1 + level) / 2`` normal quantile (Fisher 1921); ``spread = 1.06`` for Spearman's rho
+    (Fieller, Hartley and Pearson 1957). Undefined (NaN) below four pairs or for an undefined r."""
+    from scipy import stats
+
+    if n < 4 or not np.isfinite(r):
+        return (math.nan, math.nan)
+    half = stats.norm.ppf((1 + level) / 2) * spread / np.sqrt(n - 3)
+    z = np.arctanh(np.clip(r, -1 + 1e-12, 1 - 1e-12))
+    return float(np.tanh(z - half)), float(np.tanh(z + half))
+
+
 def threshold_verdict(low: float, high: float, threshold: float, side: str) -> str:
     """``holds`` when the interval ``[low, high]`` lies wholly on the claimed ``side`` of
     ``threshold`` (``">"``: above; ``"<"``: below), ``does not hold`` when it lies wholly on the

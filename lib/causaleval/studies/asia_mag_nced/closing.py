@@ -15,15 +15,14 @@ def _of(pair: tuple[int, int]) -> str:
 
 
 def _spearman(ours: pd.Series, paper: pd.Series) -> str:
-    """Spearman's r with its 95% interval by Fisher's z with the standard error ``1.06 / sqrt(n - 3)``
-    (Fieller, Hartley and Pearson 1957); undefined below four cells."""
-    from scipy.stats import norm, spearmanr
+    """Spearman's r with its 95% interval (:func:`causaleval.verdicts.correlation_interval` with
+    the spread 1.06 of Fieller, Hartley and Pearson 1957); undefined below four cells."""
+    from scipy.stats import spearmanr
 
     r, n = float(spearmanr(ours, paper).statistic), len(ours)
     if n < 4 or not np.isfinite(r) or abs(r) == 1:
         return f"{r:.3f} (no interval: {n} cells)"
-    half = norm.ppf(0.975) * 1.06 / np.sqrt(n - 3)
-    low, high = np.tanh(np.arctanh(r) - half), np.tanh(np.arctanh(r) + half)
+    low, high = verdicts.correlation_interval(r, n, spread=1.06)
     return f"{r:.3f} [{low:.3f}, {high:.3f}] over {n} cells"
 
 

@@ -29,7 +29,7 @@ from causaleval.studies.software_tvd.figure1 import (
 )
 from causaleval.studies.software_tvd.figure2 import (
     LABELS, MEASURES, SCHEMES, baseline_sentence, class_sid_bounds, correlations, figure2_results, headline,
-    fisher_interval, logistic_network, measure_long, measure_orders, measure_summary, pairwise_calls, random_network,
+    logistic_network, measure_long, measure_orders, measure_summary, pairwise_calls, random_network,
     strength,
     structural_hamming, user_network,
 )
@@ -42,7 +42,7 @@ STUDY = "02_software_tvd"
 __all__ = ["LABELS", "MEASURES", "SCHEMES", "SENSITIVITY", "SOURCES", "STUDY", "Domain", "agreement",
            "baseline_sentence", "check_domains", "check_params", "claims_table", "class_sid_bounds", "closing_text",
            "consistency_check", "correlations", "data_fingerprint", "data_sentence", "domain_summary",
-           "empirical_sample", "figure1_results", "figure2_results", "fisher_interval", "headline", "learned_tables", "load_domain",
+           "empirical_sample", "figure1_results", "figure2_results", "headline", "learned_tables", "load_domain",
            "logistic_network", "measure_long", "measure_orders", "measure_summary", "order_agreement",
            "paired_orders", "pairwise_calls", "plot_figure1", "plot_measures", "plot_orders", "random_network",
            "related_table", "sensitivity_results", "sensitivity_table", "strength", "structural_hamming",

@@ -167,17 +167,6 @@ def figure2_results(*, n_dags: int, n_nodes: int, expected_neighbours: float, ca
     return frame.assign(excess_tvd=frame["tvd"] - frame["tvd_true_dag"])
 
 
-def fisher_interval(r: float, n: int, level: float = 0.95, spread: float = 1.0) -> tuple[float, float]:
-    """Interval for a correlation by Fisher's z: ``tanh(atanh(r) -+ z_q * spread / sqrt(n - 3))``,
-    ``z_q`` the ``(1 + level) / 2`` normal quantile (Fisher 1921); ``spread = 1.06`` for Spearman's rho
-    (Fieller, Hartley and Pearson 1957). Undefined (NaN) below four pairs or for an undefined r."""
-    if n < 4 or not np.isfinite(r):
-        return (np.nan, np.nan)
-    half = stats.norm.ppf((1 + level) / 2) * spread / np.sqrt(n - 3)
-    z = np.arctanh(np.clip(r, -1 + 1e-12, 1 - 1e-12))
-    return float(np.tanh(z - half)), float(np.tanh(z + half))
-
-
 #: correlation classes (the paper's "strongly" and "very weakly correlated"; the kit's reading of them)
 STRONG = 0.7
 WEAK = 0.3
@@ -212,9 +201,9 @@ def correlations(results: pd.DataFrame, own_metrics: Sequence[str] = ()) -> pd.D
                              "class": "not decided"})
                 continue
             r = float(stats.pearsonr(group[a], group[b]).statistic)
-            low, high = fisher_interval(r, len(group))
+            low, high = verdicts.correlation_interval(r, len(group))
             rho = float(stats.spearmanr(group[a], group[b]).statistic)
-            rho_low, rho_high = fisher_interval(rho, len(group), spread=1.06)
+            rho_low, rho_high = verdicts.correlation_interval(rho, len(group), spread=1.06)
             rows.append({"learner": learner, "measures": f"{_label(a)}-{_label(b)}",
                          "n": len(group), "pearson": r, "95% low": low, "95% high": high,
                          "class": strength(low, high), "spearman": rho, "spearman 95% low": rho_low,

@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from causaleval.studies.software_tvd.figure2 import LABELS, MEASURES, fisher_interval
+from causaleval import verdicts
+from causaleval.studies.software_tvd.figure2 import LABELS, MEASURES
 
 
 # ------------------------------------------------------------------------ plots
@@ -55,7 +56,7 @@ def plot_measures(results: pd.DataFrame, learner: str):
                        label="true DAG, same sample")
             ax.legend(fontsize=7, loc="best")
         r = stats.pearsonr(sub[a], sub[b]).statistic
-        low, high = fisher_interval(r, len(sub))
+        low, high = verdicts.correlation_interval(r, len(sub))
         ax.set_xlabel(LABELS[a])
         ax.set_ylabel(LABELS[b])
         ax.set_title(f"{learner}: r = {r:.2f} [{low:.2f}, {high:.2f}]", fontsize=9)
