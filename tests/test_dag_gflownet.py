@@ -39,8 +39,8 @@ def test_same_seed_same_sample_and_a_dag_stack():
 
 
 @pytest.mark.parametrize(("options", "message"), [
-    ({"gfn_steps": 0}, "gfn_steps=0: expected an integer >= 1"),
-    ({"gfn_batch": 2.5}, "gfn_batch=2.5: expected an integer >= 1"),
+    ({"gfn_steps": 0}, "gfn_steps=0: expected a positive integer"),
+    ({"gfn_batch": 2.5}, "gfn_batch=2.5: expected a positive integer"),
     ({"gfn_lr": -1.0}, "gfn_lr=-1.0: expected a positive finite number"),
     ({"gfn_epsilon": 1.5}, r"gfn_epsilon=1.5: expected a number in \[0, 1\]"),
     ({"gfn_replay": 8, "gfn_batch": 16}, "gfn_replay=8: expected at least gfn_batch=16"),

@@ -87,3 +87,12 @@ def test_registry_checks_what_a_method_returns():
 def test_a_sample_size_that_is_not_a_positive_integer_is_refused_before_any_method_runs(n_samples):
     with pytest.raises(ValueError, match=rf"'mc3': n_samples={n_samples!r}; expected a positive integer"):
         P.sample_posterior("mc3", _frame(), n_samples=n_samples, seed=0, options=OPTIONS)
+
+
+def test_standardized_refuses_a_constant_column_naming_it():
+    data = _frame().assign(flat=1.0)
+    with pytest.raises(ValueError, match="dibs: column 'flat' is constant"):
+        P.standardized("dibs", data)
+    x = P.standardized("dibs", _frame())
+    np.testing.assert_allclose(x.mean(0), 0, atol=1e-12)
+    np.testing.assert_allclose(x.std(0), 1)

@@ -61,7 +61,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from causaleval.bayes.posteriors import register_posterior
+from causaleval.bayes.posteriors import integer_options, register_posterior
 
 MAX_NODES = 12
 DEFAULTS: dict[str, Any] = {"gfn_steps": 3000, "gfn_batch": 32, "gfn_lr": 1e-3, "gfn_epsilon": 0.1,
@@ -72,11 +72,8 @@ def gfn_options(options: Mapping[str, Any]) -> dict[str, Any]:
     """The ``gfn_*`` options of ``options`` over :data:`DEFAULTS`, checked (module notes)."""
     out = dict(DEFAULTS)
     out.update({k: v for k, v in options.items() if k in DEFAULTS})
-    for name in ("gfn_steps", "gfn_batch", "gfn_replay", "gfn_hidden"):
-        value = out[name]
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"dag_gflownet option {name}={value!r}: expected an integer >= 1")
-        out[name] = int(value)
+    counts = {k: DEFAULTS[k] for k in ("gfn_steps", "gfn_batch", "gfn_replay", "gfn_hidden")}
+    out.update({k: int(v) for k, v in integer_options("dag_gflownet", options, counts).items()})
     if out["gfn_replay"] < out["gfn_batch"]:
         raise ValueError(f"dag_gflownet option gfn_replay={out['gfn_replay']}: expected at least "
                          f"gfn_batch={out['gfn_batch']} (the buffer must hold one step's transitions)")

@@ -26,29 +26,23 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from causaleval.bayes.posteriors import integer_options, register_posterior
+from causaleval.bayes.posteriors import integer_options, register_posterior, standardized
 from causaleval.graphs import _acyclic
 
 DEFAULTS: dict[str, int] = {"dibs_steps": 500, "dibs_edges_per_node": 1}
 
 
-def dibs_options(options: Mapping[str, Any]) -> dict[str, int]:
-    """The ``dibs_*`` options of ``options`` over :data:`DEFAULTS`, each a positive integer."""
-    return integer_options("dibs", options, DEFAULTS)
-
-
 @register_posterior("dibs")
 def dibs(data: pd.DataFrame, *, n_samples: int, seed: int, options: Mapping[str, Any]) -> np.ndarray:
     """``n_samples`` DAGs from Marginal DiBS with BGe (module notes); deterministic per seed."""
-    opts = dibs_options(options)
+    opts = integer_options("dibs", options, DEFAULTS)
     try:
         import jax
         from dibs.inference import MarginalDiBS
         from dibs.models import BGe, ErdosReniDAGDistribution
     except ImportError as err:
         raise ImportError('dibs needs jax and dibs-lib: pip install -e ".[bayes]"') from err
-    x = data.to_numpy(float)
-    x = (x - x.mean(0)) / x.std(0)
+    x = standardized("dibs", data)
     d = x.shape[1]
     model = MarginalDiBS(
         x=x,

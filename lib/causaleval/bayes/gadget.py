@@ -21,26 +21,20 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from causaleval.bayes.posteriors import integer_options, register_posterior
+from causaleval.bayes.posteriors import integer_options, register_posterior, standardized
 
 DEFAULTS: dict[str, int] = {"gadget_burn_in": 1000, "gadget_thin": 10, "gadget_K": 4, "gadget_chains": 4}
-
-
-def gadget_options(options: Mapping[str, Any]) -> dict[str, int]:
-    """The ``gadget_*`` options of ``options`` over :data:`DEFAULTS`, each a positive integer."""
-    return integer_options("gadget", options, DEFAULTS)
 
 
 @register_posterior("gadget")
 def gadget(data: pd.DataFrame, *, n_samples: int, seed: int, options: Mapping[str, Any]) -> np.ndarray:
     """``n_samples`` DAGs from Gadget's MCMC with BGe (module notes); deterministic per seed."""
-    opts = gadget_options(options)
+    opts = integer_options("gadget", options, DEFAULTS)
     try:
         import sumu
     except ImportError as err:
         raise ImportError('gadget needs sumu: pip install -e ".[bayes]"') from err
-    x = data.to_numpy(float)
-    x = (x - x.mean(0)) / x.std(0)
+    x = standardized("gadget", data)
     d = x.shape[1]
     k = min(opts["gadget_K"], d - 1)
     np.random.seed(seed)

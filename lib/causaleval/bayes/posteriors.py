@@ -70,6 +70,18 @@ def integer_options(method: str, options: Mapping[str, Any], defaults: Mapping[s
     return out
 
 
+def standardized(method: str, data: pd.DataFrame) -> np.ndarray:
+    """``data``'s columns centred and scaled to unit (population) standard deviation,
+    ``(x - mean) / sd``, for the methods that score standardised data; a constant column is
+    refused, naming ``method`` and the column."""
+    x = data.to_numpy(float)
+    sd = x.std(0)
+    if not (sd > 0).all():
+        raise ValueError(f"{method}: column {data.columns[int(np.argmin(sd > 0))]!r} is constant; "
+                         "expected every column to vary")
+    return (x - x.mean(0)) / sd
+
+
 def sample_posterior(name: str, data: pd.DataFrame, *, n_samples: int, seed: int,
                      options: Mapping[str, Any]) -> np.ndarray:
     """``n_samples`` DAGs from the method ``name``, checked to be a ``k x d x d`` acyclic stack."""
