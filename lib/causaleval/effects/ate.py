@@ -27,10 +27,11 @@ Thm. 3.3.2). Here:
   than rows allow) the regression is solved by ``numpy.linalg.lstsq`` on ``[1, T, Z]``: the
   minimum-norm solution, as DoWhy's statsmodels OLS (pseudo-inverse) gives.
 
-Two caches make the posterior's many DAGs cheap: the adjustment set of ``(T, Y)`` depends
-only on the DAG restricted to ``An(T) | An(Y)`` and is memoised on that subgraph, and each
-regression is solved once per ``(T, Y, Z)``; the missing regressions of a batch of DAGs are
-solved together, one batched ``numpy.linalg.solve`` per set size.
+The posterior's many DAGs stay cheap: the adjustment sets of every pair of every DAG come from
+one compiled call (:func:`causaleval.effects._backdoor_jit.adjustment_sets`, the same rule as
+:func:`backdoor_set`, which stays as the reference it is tested against), and each regression
+is solved once per ``(T, Y, Z)``; the missing regressions of a batch of DAGs are solved
+together, one batched ``numpy.linalg.solve`` per set size.
 """
 
 from __future__ import annotations
@@ -40,7 +41,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from causaleval.graphs.bitsets import bits, parent_masks
+from causaleval.effects._backdoor_jit import adjustment_sets
+from causaleval.graphs.bitsets import bits
+from causaleval.graphs import _acyclic
 
 Key = tuple[int, int, tuple[int, ...]]
 
@@ -58,26 +61,6 @@ def _ancestors(parents: Sequence[int], start: int, removed: int = -1) -> int:
         frontier = step & ~seen
         seen |= frontier
     return seen
-
-
-def all_ancestors(parents: Sequence[int]) -> list[int]:
-    """``anc[v]``: bitmask of ``v`` and its ancestors, for every node (one pass in topological order)."""
-    d = len(parents)
-    anc = [0] * d
-    done = 0
-    while done != (1 << d) - 1:
-        progressed = False
-        for v in range(d):
-            if not done >> v & 1 and parents[v] & ~done == 0:
-                mask = 1 << v
-                for p in bits(parents[v]):
-                    mask |= anc[p]
-                anc[v] = mask
-                done |= 1 << v
-                progressed = True
-        if not progressed:
-            raise ValueError("all_ancestors: the graph has a directed cycle")
-    return anc
 
 
 def _moral(parents: Sequence[int], area: int) -> dict[int, int]:
@@ -248,7 +231,7 @@ class LinearATE:
     """ATEs of ordered pairs over many DAGs on one data set (rows x variables).
 
     ``solved`` counts the regressions actually solved, ``requested`` the (DAG, pair)
-    effects asked for, ``identified`` the adjustment-set searches actually run.
+    effects asked for.
     """
 
     def __init__(self, data: np.ndarray):
@@ -263,43 +246,36 @@ class LinearATE:
         self.cross = centred.T @ centred
         self.n, self.d = x.shape
         self.values: dict[Key, float] = {}
-        self._sets: dict[tuple, tuple[int, ...] | None] = {}
-        self.solved = self.requested = self.identified = 0
+        self.solved = self.requested = 0
 
     def pairs(self) -> list[tuple[int, int]]:
         """Every ordered pair ``(T, Y)``, ``T != Y``, in row-major order."""
         return [(t, y) for t in range(self.d) for y in range(self.d) if t != y]
-
-    def adjustment(self, parents: Sequence[int], ancestors: Sequence[int], t: int, y: int) -> tuple[int, ...] | None:
-        """:func:`backdoor_set` (``ancestors`` from :func:`all_ancestors`), memoised on the
-        parent sets of ``An(T) | An(Y)`` in the back-door graph, which decide it."""
-        if not ancestors[y] >> t & 1:
-            return None
-        area = ancestors[t] | _ancestors(parents, y, removed=t)
-        key = (t, y, tuple((v, parents[v]) for v in bits(area)))
-        if key not in self._sets:
-            self._sets[key] = backdoor_set(parents, t, y)
-            self.identified += 1
-        return self._sets[key]
 
     def effects(self, dags: np.ndarray, pairs: Sequence[tuple[int, int]] | None = None) -> np.ndarray:
         """``(k, len(pairs))`` ATEs of the ``k`` DAGs (a ``k x d x d`` 0/1 stack)."""
         dags = np.asarray(dags, dtype=bool)
         if dags.ndim != 3 or dags.shape[1:] != (self.d, self.d):
             raise ValueError(f"effects: expected a k x {self.d} x {self.d} stack of DAGs, got shape {dags.shape}")
+        cyclic = np.flatnonzero(~_acyclic(dags))
+        if len(cyclic):
+            raise ValueError(f"effects: graph {int(cyclic[0])} of the stack has a directed cycle; expected DAGs")
         pairs = self.pairs() if pairs is None else list(pairs)
-        keys: list[list[Key | None]] = []
-        for dag in dags:
-            parents = parent_masks(dag)
-            ancestors = all_ancestors(parents)
-            row = []
-            for t, y in pairs:
-                z = self.adjustment(parents, ancestors, t, y)
-                row.append(None if z is None else (t, y, z))
-            keys.append(row)
+        ts, ys = (np.array([p[i] for p in pairs], dtype=np.int64).reshape(-1) for i in (0, 1))
+        path, sets = adjustment_sets(np.ascontiguousarray(dags), ts, ys)
         self.requested += len(dags) * len(pairs)
-        self._solve({k for row in keys for k in row if k is not None and k not in self.values})
-        return np.array([[0.0 if k is None else self.values[k] for k in row] for row in keys]).reshape(len(dags), len(pairs))
+        out = np.zeros(path.shape)
+        which = np.flatnonzero(path.ravel())
+        if len(which):
+            q = which % len(pairs)
+            rows = np.column_stack([ts[q], ys[q], np.packbits(sets.reshape(-1, self.d)[which], axis=1)])
+            unique, inverse = np.unique(rows, axis=0, return_inverse=True)
+            keys = [(int(t), int(y), tuple(np.flatnonzero(z).tolist()))
+                    for t, y, z in zip(unique[:, 0], unique[:, 1], np.unpackbits(unique[:, 2:].astype(np.uint8),
+                                                                                  axis=1, count=self.d))]
+            self._solve({k for k in keys if k not in self.values})
+            np.put(out, which, np.array([self.values[k] for k in keys])[inverse.reshape(-1)])
+        return out
 
     def _solve(self, missing: set[Key]) -> None:
         by_size: dict[int, list[Key]] = {}
