@@ -8,6 +8,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from causaleval.graphs._closure_jit import meek_closure
 from causaleval.graphs.core import CausalGraph
 from causaleval.graphs.marks import ARROW, CIRCLE, NONE, GraphError
 
@@ -31,30 +32,15 @@ def compelled_edges(directed: np.ndarray, adjacent: np.ndarray) -> np.ndarray:
     non-adjacent) and closes under Meek's (1995, "Causal inference and causal explanation with
     background knowledge", UAI) rules R1-R3, which suffice when starting from the v-structures
     of a DAG; every other edge stays undirected. Each round applies every rule to every
-    undirected edge at once (boolean matrix products); the rules are sound, so the fixpoint is
-    the same as one edge at a time.
+    undirected edge at once; the rules are sound, so the fixpoint is the same as one edge at a
+    time. Compiled (:func:`causaleval.graphs._closure_jit.meek_closure`): GES calls it after
+    every operator.
 
     * R1: ``k -> i - j``, k and j non-adjacent  =>  ``i -> j``
     * R2: ``i -> k -> j`` and ``i - j``  =>  ``i -> j``
     * R3: ``i - k1 -> j``, ``i - k2 -> j``, k1 and k2 non-adjacent, ``i - j``  =>  ``i -> j``
     """
-    n = directed.shape[0]
-    apart = (~adjacent & ~np.eye(n, dtype=bool)).astype(float)  # distinct and non-adjacent
-    compelled = directed & ((apart @ directed) > 0)  # v-structures
-    while True:
-        undirected = adjacent & ~compelled & ~compelled.T
-        if not undirected.any():
-            return compelled
-        c = compelled.astype(float)  # float products run in BLAS
-        new = undirected & (((c.T @ apart) > 0) | ((c @ c) > 0))
-        both = undirected[:, None, :] & compelled.T[None, :, :]  # [i, j, k]: i - k -> j
-        both &= undirected[:, :, None]
-        if both.any():
-            b = both.astype(float)
-            new |= ((b @ apart) * b).sum(axis=2) > 0
-        if not new.any():
-            return compelled
-        compelled = compelled | new
+    return meek_closure(np.ascontiguousarray(directed, dtype=bool), np.ascontiguousarray(adjacent, dtype=bool))
 
 
 def latent_projection(dag: CausalGraph, latent: Iterable[str], name: str | None = None) -> CausalGraph:

@@ -68,8 +68,6 @@ Scores (higher is better), each cached by (node, sorted parent tuple) for the wh
 
 from __future__ import annotations
 
-import functools
-import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -80,6 +78,7 @@ import pandas as pd
 from causaleval.graphs import ARROW, CIRCLE, CausalGraph
 from causaleval.graphs.bitsets import bits, row_masks
 from causaleval.graphs.conversions import compelled_edges
+from causaleval.learn._ges_jit import best_changes, delete_candidates, insert_candidates
 
 SCORES = ("bdeu", "bic", "bge")
 START = -1e7  # causal-learn's initial best score change; only larger changes are kept
@@ -109,17 +108,23 @@ class LocalScore:
     def compute(self, node: int, parents: tuple[int, ...]) -> float:
         raise NotImplementedError
 
-    def row(self, node: int, parents: tuple[int, ...], extra: list[int]) -> np.ndarray:
-        """``[S(node, parents + (x,)) for x in extra]``, parents sorted, through the cache; the
-        Gaussian scores compute the missing ones in one batch (:meth:`batch`)."""
-        keys = [(node, tuple(sorted((*parents, x)))) for x in extra]
-        missing = list(dict.fromkeys(key[1] for key in keys if key not in self.cache))
-        if missing:
-            for key, value in zip(missing, self.batch(node, missing)):
-                self.cache[(node, key)] = value
-            self.computed += len(missing)
+    def scores(self, keys: list[tuple[int, tuple[int, ...]]]) -> list[float]:
+        """The local scores of ``keys`` (node, sorted parents) through the cache; the missing
+        ones are computed in one :meth:`batch` per node and parent-set size."""
+        missing = list(dict.fromkeys(key for key in keys if key not in self.cache))
+        groups: dict[tuple[int, int], list[tuple[int, ...]]] = {}
+        for node, parents in missing:
+            groups.setdefault((node, len(parents)), []).append(parents)
+        for (node, _), sets in groups.items():
+            for parents, value in zip(sets, self.batch(node, sets)):
+                self.cache[(node, parents)] = value
+        self.computed += len(missing)
         self.served += len(keys) - len(missing)
-        return np.array([self.cache[key] for key in keys])
+        return [self.cache[key] for key in keys]
+
+    def row(self, node: int, parents: tuple[int, ...], extra: list[int]) -> np.ndarray:
+        """``[S(node, parents + (x,)) for x in extra]``, parents sorted (:meth:`scores`)."""
+        return np.array(self.scores([(node, tuple(sorted((*parents, x)))) for x in extra]))
 
     def batch(self, node: int, parent_sets: list[tuple[int, ...]]) -> list[float]:
         """Local scores of ``node`` with each of ``parent_sets`` (all of one size)."""
@@ -303,7 +308,7 @@ def _local_score(data: pd.DataFrame, score: str, lambda_value: float) -> LocalSc
     if data.shape[0] < MIN_ROWS[score]:
         raise ValueError(f"GES with the {score} score: found {data.shape[0]} rows, expected at least "
                          f"{MIN_ROWS[score]} ({MIN_ROWS_WHY[score]})")
-    missing = [str(c) for c in data.columns if data[c].isna().any()]
+    missing = [str(c) for c in data.columns[data.isna().to_numpy().any(axis=0)]]
     if missing:
         raise ValueError(f"GES data: missing values in columns {missing}")
     if score == "bdeu":
@@ -316,8 +321,8 @@ def _local_score(data: pd.DataFrame, score: str, lambda_value: float) -> LocalSc
             raise ValueError(f"GES with BDeu needs at least 3 variables (the structure prior "
                              f"log(1 - 1/(p - 1)) is undefined for p = 2), got columns {list(map(str, data.columns))}")
         return BDeuScore(data.to_numpy(dtype=np.int64))
-    not_numeric = [str(c) for c in data.columns
-                   if not pd.api.types.is_numeric_dtype(data[c]) or pd.api.types.is_bool_dtype(data[c])]
+    not_numeric = [str(c) for c, t in data.dtypes.items()
+                   if not pd.api.types.is_numeric_dtype(t) or pd.api.types.is_bool_dtype(t)]
     if not_numeric:
         raise ValueError(f"GES data: columns {not_numeric} are not numeric; the {score} score needs real values")
     values = data.to_numpy(dtype=float)
@@ -340,15 +345,6 @@ def _example(column: pd.Series) -> str:
     return f"e.g. {getattr(value, 'item', lambda: value)()!r} in row {k}"
 
 
-@functools.lru_cache(maxsize=4096)
-def _subsets(mask: int) -> tuple[int, ...]:
-    """All subsets of the bits of ``mask`` as masks, smallest first, each size in
-    ``itertools.combinations`` order of the sorted bits (causal-learn's ``Combinatorial``)."""
-    members = bits(mask)
-    return tuple(sum(1 << v for v in c) for size in range(len(members) + 1)
-                 for c in itertools.combinations(members, size))
-
-
 class _Search:
     """The state of one GES run: a CPDAG as directed (``d[a, b]``: a -> b) and undirected masks.
 
@@ -362,6 +358,9 @@ class _Search:
     causal-learn's order (T = Z - NA_YX, and equal-size sets sharing NA_YX sort as their
     differences do); a change replaces the pair's best only when strictly larger, and the
     first pair in (X, Y) order with the largest change wins, so the operator is causal-learn's.
+    The enumeration of valid operators and the choice among their changes are compiled
+    (:mod:`causaleval.learn._ges_jit`); the rows of score changes are kept across steps here,
+    and the Z = {} rows of the current parents also as one matrix (``base``).
     """
 
     def __init__(self, p: int, local: LocalScore):
@@ -372,6 +371,8 @@ class _Search:
         self.inserts: list[tuple[int, int, tuple[int, ...]]] = []
         self.deletes: list[tuple[int, int, tuple[int, ...]]] = []
         self.rows: dict[tuple[int, int], np.ndarray] = {}
+        self.base = np.full((p, p), np.nan)  # [x, y]: the row of Y's current parents (Z = {})
+        self.base_parents = [-1] * p
         self.score = 0
         for v in range(p):
             self.score = self.score + local(v, ())
@@ -397,33 +398,7 @@ class _Search:
         return True
 
     def _neighbourhoods(self) -> None:
-        d, u, p = self.d, self.u, self.p
-        self.adjm = d | d.T | u
-        self.nbrs, self.pa, self.adj = row_masks(u), row_masks(d.T), row_masks(self.adjm)
-        self.semi = row_masks(d | u)  # semi-directed successors
-        reach = d | u | np.eye(p, dtype=bool)
-        while True:  # reflexive transitive closure by squaring (float products run in BLAS)
-            wider = (reach.astype(float) @ reach.astype(float)) > 0
-            if (wider == reach).all():
-                break
-            reach = wider
-        self.reach = reach  # reach[y, x]: a semi-directed path from y to x
-
-    def _clique(self, nodes: int) -> bool:
-        return all(not (nodes & ~self.adj[a] & ~(1 << a)) for a in bits(nodes))
-
-    def _reachable(self, start: int, blockers: int) -> int:
-        """``start`` and the nodes a semi-directed path from it reaches with no node of
-        ``blockers`` before its end, as a mask."""
-        seen = frontier = 1 << start
-        while frontier:
-            step = 0
-            for w in bits(frontier):
-                step |= self.semi[w]
-            frontier = step & ~seen
-            seen |= frontier
-            frontier &= ~blockers
-        return seen
+        self.pa, self.adj = row_masks(self.d.T), row_masks(self.d | self.d.T | self.u)
 
     def _row(self, y: int, parents: int) -> np.ndarray:
         """``row[x] = S(y, parents | {x}) - S(y, parents)`` where computed so far (nan elsewhere)."""
@@ -438,61 +413,43 @@ class _Search:
         row[xs] = self.local.row(y, pa, xs.tolist()) - self.local(y, pa)
 
     def _best_insert(self) -> tuple[float, tuple | None]:
-        p, adj, u = self.p, self.adjm, self.u
-        open_pair = ~adj & ~np.eye(p, dtype=bool)  # [x, y]
-        # Z = {} for every Y: NA_YX empty and X not reachable from Y
-        na_empty = (adj.astype(float) @ u.T.astype(float)) == 0  # [x, y]
-        valid = open_pair & na_empty & ~self.reach.T
-        rows = [self._row(y, self.pa[y]) for y in range(p)]
-        changes = np.stack(rows, axis=1)  # [x, y]
-        missing = valid & np.isnan(changes)
+        p = self.p
+        valid0, ys, zs, xs = insert_candidates(self.d, self.u)
+        for y in range(p):  # the Z = {} changes of each Y: its row of the current parents
+            if self.base_parents[y] != self.pa[y]:
+                self.base_parents[y] = self.pa[y]
+                self.base[:, y] = self._row(y, self.pa[y])
+        missing = valid0 & np.isnan(self.base)
         for y in np.flatnonzero(missing.any(axis=0)).tolist():
-            xs = np.flatnonzero(missing[:, y])
-            self._fill(y, self.pa[y], rows[y], xs)
-            changes[xs, y] = rows[y][xs]
-        best = np.where(valid, changes, -np.inf)
-        chosen = np.zeros((p, p), dtype=np.int64)  # the Z of each pair's best, as a mask
-        open_masks = row_masks(open_pair.T)  # [y]: the x not adjacent to y
-        for y in range(p):
-            if not self.nbrs[y]:
-                continue
-            for z in _subsets(self.nbrs[y])[1:]:
-                if not self._clique(z):
-                    continue
-                outside = self.nbrs[y] & ~z  # NA_YX must avoid these
-                free = open_masks[y] & ~self._reachable(y, z)
-                xs = np.array([x for x in bits(free) if not self.adj[x] & outside], dtype=np.intp)
-                if not len(xs):
-                    continue
-                row = self._row(y, self.pa[y] | z)
-                unknown = xs[np.isnan(row[xs])]
-                if len(unknown):
-                    self._fill(y, self.pa[y] | z, row, unknown)
-                better = xs[row[xs] > best[xs, y]]
-                best[better, y] = row[better]
-                chosen[better, y] = z
+            row = self._row(y, self.pa[y])
+            self._fill(y, self.pa[y], row, np.flatnonzero(missing[:, y]))
+            self.base[:, y] = row
+        values = np.empty(xs.shape)
+        z_masks = row_masks(zs)
+        for c, (y, z) in enumerate(zip(ys.tolist(), z_masks)):
+            row = self._row(y, self.pa[y] | z)
+            unknown = np.flatnonzero(xs[c] & np.isnan(row))
+            if len(unknown):
+                self._fill(y, self.pa[y] | z, row, unknown)
+            values[c] = row
+        best, chosen = best_changes(self.base, valid0, ys, xs, values)
         flat = int(np.argmax(best))
         if not best.flat[flat] > START:
             return START, None
         x, y = divmod(flat, p)
-        t = int(chosen[x, y]) & ~self.adj[x]
-        return float(best[x, y]), (x, y, bits(t))
+        c = int(chosen[x, y])
+        return float(best[x, y]), (x, y, bits(z_masks[c] & ~self.adj[x]) if c >= 0 else ())
 
     def _best_delete(self) -> tuple[float, tuple | None]:
         best, op = START, None
-        for x in range(self.p):
-            for y in range(self.p):
-                if not (self.nbrs[x] >> y & 1 or self.pa[y] >> x & 1):
-                    continue
-                na = self.nbrs[y] & self.adj[x]
-                for h in _subsets(na):
-                    rest = na & ~h
-                    if not self._clique(rest):
-                        continue
-                    without = (rest | self.pa[y]) & ~(1 << x)
-                    change = self.local(y, bits(without)) - self.local(y, bits(without | 1 << x))
-                    if change > best:
-                        best, op = change, (x, y, bits(h))
+        xs, ys, hs, ws = delete_candidates(self.d, self.u)
+        ops = list(zip(xs.tolist(), ys.tolist(), row_masks(hs), row_masks(ws)))
+        keys = [key for x, y, _, w in ops for key in ((y, bits(w)), (y, bits(w | 1 << x)))]
+        values = self.local.scores(keys)
+        for k, (x, y, h, _) in enumerate(ops):
+            change = values[2 * k] - values[2 * k + 1]
+            if change > best:
+                best, op = change, (x, y, bits(h))
         return best, op
 
     def _set_directed(self, a: int, b: int) -> None:
