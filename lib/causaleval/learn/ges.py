@@ -123,8 +123,16 @@ class LocalScore:
         return [self.cache[key] for key in keys]
 
     def row(self, node: int, parents: tuple[int, ...], extra: list[int]) -> np.ndarray:
-        """``[S(node, parents + (x,)) for x in extra]``, parents sorted (:meth:`scores`)."""
-        return np.array(self.scores([(node, tuple(sorted((*parents, x)))) for x in extra]))
+        """``[S(node, parents + (x,)) for x in extra]``, parents sorted, the ``extra`` distinct
+        and not among ``parents``: :meth:`scores` for keys that cannot repeat, so one batch."""
+        keys = [(node, tuple(sorted((*parents, x)))) for x in extra]
+        cache = self.cache
+        missing = [key[1] for key in keys if key not in cache]
+        if missing:
+            cache.update(zip(((node, m) for m in missing), self.batch(node, missing)))
+        self.computed += len(missing)
+        self.served += len(keys) - len(missing)
+        return np.array([cache[key] for key in keys])
 
     def batch(self, node: int, parent_sets: list[tuple[int, ...]]) -> list[float]:
         """Local scores of ``node`` with each of ``parent_sets`` (all of one size)."""
@@ -424,14 +432,14 @@ class _Search:
             row = self._row(y, self.pa[y])
             self._fill(y, self.pa[y], row, np.flatnonzero(missing[:, y]))
             self.base[:, y] = row
-        values = np.empty(xs.shape)
         z_masks = row_masks(zs)
-        for c, (y, z) in enumerate(zip(ys.tolist(), z_masks)):
-            row = self._row(y, self.pa[y] | z)
-            unknown = np.flatnonzero(xs[c] & np.isnan(row))
-            if len(unknown):
-                self._fill(y, self.pa[y] | z, row, unknown)
-            values[c] = row
+        keys = [(y, self.pa[y] | z) for y, z in zip(ys.tolist(), z_masks)]
+        rows = [self._row(*key) for key in keys]
+        values = np.array(rows).reshape(xs.shape)
+        unknown = xs & np.isnan(values)
+        for c in np.flatnonzero(unknown.any(axis=1)).tolist():
+            self._fill(*keys[c], rows[c], np.flatnonzero(unknown[c]))
+            values[c] = rows[c]
         best, chosen = best_changes(self.base, valid0, ys, xs, values)
         flat = int(np.argmax(best))
         if not best.flat[flat] > START:
