@@ -17,47 +17,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-
-@numba.njit(cache=True)
-def _up(pa: np.ndarray, start: int, removed: int) -> np.ndarray:
-    """``start`` and its ancestors, never entering node ``removed`` (-1: none)."""
-    d = pa.shape[0]
-    seen = np.zeros(d, np.bool_)
-    stack = np.empty(d, np.int64)
-    seen[start] = True
-    stack[0] = start
-    top = 1
-    while top:
-        top -= 1
-        v = stack[top]
-        for p in range(d):
-            if pa[p, v] and not seen[p] and p != removed:
-                seen[p] = True
-                stack[top] = p
-                top += 1
-    return seen
-
-
-@numba.njit(cache=True)
-def _reach(adj: np.ndarray, a: int, b: int) -> bool:
-    """Is ``b`` reachable from ``a`` along ``adj``?"""
-    d = adj.shape[0]
-    seen = np.zeros(d, np.bool_)
-    stack = np.empty(d, np.int64)
-    seen[a] = True
-    stack[0] = a
-    top = 1
-    while top:
-        top -= 1
-        v = stack[top]
-        if v == b:
-            return True
-        for w in range(d):
-            if adj[v, w] and not seen[w]:
-                seen[w] = True
-                stack[top] = w
-                top += 1
-    return False
+from causaleval.graphs._closure_jit import reach
 
 
 @numba.njit(cache=True)
@@ -110,9 +70,11 @@ def adjustment_sets(dags: np.ndarray, ts: np.ndarray, ys: np.ndarray) -> tuple[n
     sets = np.zeros((k, n_pairs, d), np.bool_)
     for g in range(k):
         pa = dags[g]
+        up = pa.T  # up[v, p]: p is a parent of v
+        none = np.zeros(d, np.bool_)
         anc = np.zeros((d, d), np.bool_)  # anc[v]: v and its ancestors
         for v in range(d):
-            anc[v] = _up(pa, v, -1)
+            anc[v] = reach(up, v, none)
         for q in range(n_pairs):
             t, y = ts[q], ys[q]
             if not anc[y, t]:
@@ -120,7 +82,9 @@ def adjustment_sets(dags: np.ndarray, ts: np.ndarray, ys: np.ndarray) -> tuple[n
             path[g, q] = True
             bd = pa.copy()
             bd[t, :] = False
-            area = anc[t] | _up(pa, y, t)
+            at_t = none.copy()
+            at_t[t] = True
+            area = anc[t] | reach(up, y, at_t)  # An(Y) in the back-door graph, and T
             moral = np.zeros((d, d), np.bool_)
             for v in range(d):
                 if area[v]:
@@ -130,7 +94,7 @@ def adjustment_sets(dags: np.ndarray, ts: np.ndarray, ys: np.ndarray) -> tuple[n
                             for r in range(p + 1, d):
                                 if bd[r, v]:
                                     moral[p, r] = moral[r, p] = True
-            if not _reach(moral, t, y):
+            if not reach(moral, t, none)[y]:
                 continue  # the empty set
             n_parents, adjacent = 0, True
             for p in range(d):

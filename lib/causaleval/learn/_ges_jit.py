@@ -9,6 +9,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from causaleval.graphs._closure_jit import reach
+
 
 @numba.njit(cache=True)
 def _grow(a: np.ndarray, size: int) -> np.ndarray:
@@ -35,7 +37,7 @@ def insert_candidates(d: np.ndarray, u: np.ndarray) -> tuple:
     semi = d | u
     valid0 = np.zeros((p, p), np.bool_)
     for y in range(p):
-        seen = _reach_avoiding(semi, y, np.zeros(p, np.bool_))
+        seen = reach(semi, y, np.zeros(p, np.bool_))
         for x in range(p):
             if x != y and not adj[x, y] and not seen[x]:
                 na = False
@@ -65,7 +67,7 @@ def insert_candidates(d: np.ndarray, u: np.ndarray) -> tuple:
                 for i in range(size):
                     z[members[comb[i]]] = True
                 if _clique(adj, members, comb, size):
-                    seen = _reach_avoiding(semi, y, z)
+                    seen = reach(semi, y, z)
                     found = False
                     for x in range(p):
                         if x == y or adj[x, y] or seen[x]:
@@ -85,16 +87,24 @@ def insert_candidates(d: np.ndarray, u: np.ndarray) -> tuple:
                             xs[m, x] = True
                     if found:
                         m += 1
-                # the next combination of `size` out of k, lexicographic
-                i = size - 1
-                while i >= 0 and comb[i] == k - size + i:
-                    i -= 1
-                if i < 0:
+                if not _next_combination(comb, size, k):
                     break
-                comb[i] += 1
-                for j in range(i + 1, size):
-                    comb[j] = comb[j - 1] + 1
     return valid0, ys[:m], zs[:m], xs[:m]
+
+
+@numba.njit(cache=True)
+def _next_combination(comb: np.ndarray, size: int, k: int) -> bool:
+    """Advance ``comb[:size]`` to the next ``size``-subset of ``range(k)`` in lexicographic
+    (``itertools.combinations``) order; False after the last."""
+    i = size - 1
+    while i >= 0 and comb[i] == k - size + i:
+        i -= 1
+    if i < 0:
+        return False
+    comb[i] += 1
+    for j in range(i + 1, size):
+        comb[j] = comb[j - 1] + 1
+    return True
 
 
 @numba.njit(cache=True)
@@ -104,27 +114,6 @@ def _clique(adj: np.ndarray, members: np.ndarray, comb: np.ndarray, size: int) -
             if not adj[members[comb[i]], members[comb[j]]]:
                 return False
     return True
-
-
-@numba.njit(cache=True)
-def _reach_avoiding(semi: np.ndarray, start: int, blockers: np.ndarray) -> np.ndarray:
-    """``start`` and the nodes a path along ``semi`` reaches with no blocker before its end."""
-    p = semi.shape[0]
-    seen = np.zeros(p, np.bool_)
-    stack = np.empty(p, np.int64)
-    seen[start] = True
-    stack[0] = start
-    top = 1
-    while top:
-        top -= 1
-        v = stack[top]
-        for w in range(p):
-            if semi[v, w] and not seen[w]:
-                seen[w] = True
-                if not blockers[w]:
-                    stack[top] = w
-                    top += 1
-    return seen
 
 
 @numba.njit(cache=True)
@@ -190,14 +179,8 @@ def delete_candidates(d: np.ndarray, u: np.ndarray) -> tuple:
                         for v in range(p):
                             ws[m, v] = (rest[v] or d[v, y]) and v != x
                         m += 1
-                    i = size - 1
-                    while i >= 0 and comb[i] == k - size + i:
-                        i -= 1
-                    if i < 0:
+                    if not _next_combination(comb, size, k):
                         break
-                    comb[i] += 1
-                    for j in range(i + 1, size):
-                        comb[j] = comb[j - 1] + 1
     return xs[:m], ys[:m], hs[:m], ws[:m]
 
 
