@@ -36,8 +36,9 @@ def insert_candidates(d: np.ndarray, u: np.ndarray) -> tuple:
     adj = d | d.T | u
     semi = d | u
     valid0 = np.zeros((p, p), np.bool_)
+    none = np.zeros(p, np.bool_)
     for y in range(p):
-        seen = reach(semi, y, np.zeros(p, np.bool_))
+        seen = reach(semi, y, none)
         for x in range(p):
             if x != y and not adj[x, y] and not seen[x]:
                 na = False

@@ -423,10 +423,11 @@ class _Search:
     def _best_insert(self) -> tuple[float, tuple | None]:
         p = self.p
         valid0, ys, zs, xs = insert_candidates(self.d, self.u)
-        for y in range(p):  # the Z = {} changes of each Y: its row of the current parents
-            if self.base_parents[y] != self.pa[y]:
-                self.base_parents[y] = self.pa[y]
-                self.base[:, y] = self._row(y, self.pa[y])
+        if self.base_parents != self.pa:  # the Z = {} changes of each Y: its row of the current parents
+            for y in range(p):
+                if self.base_parents[y] != self.pa[y]:
+                    self.base[:, y] = self._row(y, self.pa[y])
+            self.base_parents = list(self.pa)
         missing = valid0 & np.isnan(self.base)
         for y in np.flatnonzero(missing.any(axis=0)).tolist():
             row = self._row(y, self.pa[y])
