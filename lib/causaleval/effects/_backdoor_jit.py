@@ -68,13 +68,16 @@ def adjustment_sets(dags: np.ndarray, ts: np.ndarray, ys: np.ndarray) -> tuple[n
     n_pairs = ts.shape[0]
     path = np.zeros((k, n_pairs), np.bool_)
     sets = np.zeros((k, n_pairs, d), np.bool_)
+    none = np.zeros(d, np.bool_)
+    at_t = np.zeros(d, np.bool_)
+    seen = np.empty(d, np.bool_)
+    stack = np.empty(d, np.int64)
     for g in range(k):
         pa = dags[g]
         up = pa.T  # up[v, p]: p is a parent of v
-        none = np.zeros(d, np.bool_)
         anc = np.zeros((d, d), np.bool_)  # anc[v]: v and its ancestors
         for v in range(d):
-            anc[v] = reach(up, v, none)
+            reach(up, v, none, anc[v], stack)
         for q in range(n_pairs):
             t, y = ts[q], ys[q]
             if not anc[y, t]:
@@ -82,9 +85,9 @@ def adjustment_sets(dags: np.ndarray, ts: np.ndarray, ys: np.ndarray) -> tuple[n
             path[g, q] = True
             bd = pa.copy()
             bd[t, :] = False
-            at_t = none.copy()
+            at_t[:] = False
             at_t[t] = True
-            area = anc[t] | reach(up, y, at_t)  # An(Y) in the back-door graph, and T
+            area = anc[t] | reach(up, y, at_t, seen, stack)  # An(Y) in the back-door graph, and T
             moral = np.zeros((d, d), np.bool_)
             for v in range(d):
                 if area[v]:
@@ -94,7 +97,7 @@ def adjustment_sets(dags: np.ndarray, ts: np.ndarray, ys: np.ndarray) -> tuple[n
                             for r in range(p + 1, d):
                                 if bd[r, v]:
                                     moral[p, r] = moral[r, p] = True
-            if not reach(moral, t, none)[y]:
+            if not reach(moral, t, none, seen, stack)[y]:
                 continue  # the empty set
             n_parents, adjacent = 0, True
             for p in range(d):

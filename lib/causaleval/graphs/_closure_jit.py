@@ -60,12 +60,12 @@ def meek_closure(directed: np.ndarray, adjacent: np.ndarray) -> np.ndarray:
 
 
 @numba.njit(cache=True)
-def reach(step: np.ndarray, start: int, blockers: np.ndarray) -> np.ndarray:
+def reach(step: np.ndarray, start: int, blockers: np.ndarray, seen: np.ndarray, stack: np.ndarray) -> np.ndarray:
     """``start`` and the nodes a path along ``step`` (``step[v, w]``: v to w) reaches with no
-    node of ``blockers`` before its end (a blocker is reached, not passed)."""
+    node of ``blockers`` before its end (a blocker is reached, not passed), written into ``seen``
+    (``stack``: scratch of the same length; both passed in so that loops allocate nothing)."""
     n = step.shape[0]
-    seen = np.zeros(n, np.bool_)
-    stack = np.empty(n, np.int64)
+    seen[:] = False
     seen[start] = True
     stack[0] = start
     top = 1

@@ -37,8 +37,10 @@ def insert_candidates(d: np.ndarray, u: np.ndarray) -> tuple:
     semi = d | u
     valid0 = np.zeros((p, p), np.bool_)
     none = np.zeros(p, np.bool_)
+    seen = np.empty(p, np.bool_)
+    stack = np.empty(p, np.int64)
     for y in range(p):
-        seen = reach(semi, y, none)
+        reach(semi, y, none, seen, stack)
         for x in range(p):
             if x != y and not adj[x, y] and not seen[x]:
                 na = False
@@ -68,7 +70,7 @@ def insert_candidates(d: np.ndarray, u: np.ndarray) -> tuple:
                 for i in range(size):
                     z[members[comb[i]]] = True
                 if _clique(adj, members, comb, size):
-                    seen = reach(semi, y, z)
+                    reach(semi, y, z, seen, stack)
                     found = False
                     for x in range(p):
                         if x == y or adj[x, y] or seen[x]:

@@ -406,7 +406,8 @@ class _Search:
         return True
 
     def _neighbourhoods(self) -> None:
-        self.pa, self.adj = row_masks(self.d.T), row_masks(self.d | self.d.T | self.u)
+        masks = row_masks(np.concatenate([self.d.T, self.d | self.d.T | self.u]))
+        self.pa, self.adj = masks[:self.p], masks[self.p:]
 
     def _row(self, y: int, parents: int) -> np.ndarray:
         """``row[x] = S(y, parents | {x}) - S(y, parents)`` where computed so far (nan elsewhere)."""
