@@ -68,8 +68,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from functools import lru_cache
-from itertools import combinations
 from types import SimpleNamespace
 
 import numpy as np
@@ -78,6 +76,7 @@ from scipy.special import chdtrc
 from scipy.stats import norm
 
 from causaleval.graphs import CausalGraph
+from causaleval.learn._pc_jit import colliders, kites, level_tests, meek, triples
 
 SMALL_SAMPLE = ("causallearn", "skip")
 
@@ -334,22 +333,6 @@ def _distinct_rows(codes: np.ndarray, cards: np.ndarray) -> tuple[np.ndarray, np
     return np.ascontiguousarray(rows.T), weights.astype(float)
 
 
-@lru_cache(maxsize=None)
-def _combinations(m: int, k: int) -> np.ndarray:
-    """The k-subsets of range(m) in itertools order, one per row."""
-    return np.array(list(combinations(range(m), k)), dtype=np.intp).reshape(-1, k)
-
-
-@lru_cache(maxsize=None)
-def _splits(m: int, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Every (y, S) with y in range(m) and S a sorted k-subset of the others, once each, as
-    positions: each (k + 1)-subset split into one member and the rest."""
-    chosen = _combinations(m, k + 1)
-    at_y = chosen.T.reshape(-1)
-    at_s = np.concatenate([np.delete(chosen, i, axis=1) for i in range(k + 1)])
-    return at_y, at_s
-
-
 #: a batch of tests: ``(pairs, sets) -> p-values``, pairs ``(x, y)`` with x < y, sets sorted
 Test = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
@@ -369,18 +352,9 @@ def skeleton(test: Test, d: int, alpha: float) -> tuple[np.ndarray, dict[tuple[i
     depth = 0
     while adj.sum(axis=1).max(initial=0) - 1 > depth:
         depth += 1
-        pairs, sets = [], []
-        for x in range(d):  # every y in adj(x) with every depth-subset of adj(x) \ {y}
-            nbrs = np.flatnonzero(adj[x])
-            if nbrs.size <= depth:
-                continue
-            at_y, at_s = _splits(nbrs.size, depth)
-            y = nbrs[at_y]
-            pairs.append(np.stack([np.minimum(x, y), np.maximum(x, y)], axis=1))
-            sets.append(nbrs[at_s])
-        if not sets:
+        pair_arr, set_arr = level_tests(adj, depth)  # every y in adj(x), every depth-subset of adj(x) - {y}
+        if not len(pair_arr):
             continue
-        pair_arr, set_arr = np.concatenate(pairs), np.concatenate(sets)
         independent = test(pair_arr, set_arr) > alpha
         removed: set[tuple[int, int]] = set()
         for row in np.flatnonzero(independent).tolist():  # NaN (no test) is never independent
@@ -392,109 +366,19 @@ def skeleton(test: Test, d: int, alpha: float) -> tuple[np.ndarray, dict[tuple[i
     return adj, sep
 
 
-class _Pattern:
-    """causal-learn's endpoint matrix ``g[a, b]`` (endpoint at a's end: -1 tail, 1 arrow) with
-    its ancestor matrix ``dpath`` (``dpath[j, i] = 1``: i is an ancestor of j) kept as
-    causal-learn's GeneralGraph keeps it."""
-
-    def __init__(self, adj: np.ndarray):
-        self.g = np.where(adj, -1, 0).astype(np.int8)
-        self.d = adj.shape[0]
-        self.dpath = np.eye(self.d, dtype=np.int8)
-
-    def directed(self, i: int, j: int) -> bool:
-        return self.g[i, j] == -1 and self.g[j, i] == 1
-
-    def undirected(self, i: int, j: int) -> bool:
-        return self.g[i, j] == -1 and self.g[j, i] == -1
-
-    def _adjust(self, i: int, j: int) -> None:
-        row_i = self.dpath[i].copy()
-        col_j = self.dpath[:, j].copy()
-        self.dpath[j, i] = 1
-        self.dpath[j, row_i == 1] = 1
-        self.dpath[col_j == 1, i] = 1
-
-    def _reconstitute(self) -> None:
-        self.dpath = np.eye(self.d, dtype=np.int8)
-        edges = [(i, j) for i in range(self.d) for j in range(i + 1, self.d) if self.g[j, i] != 0]
-        for i, j in reversed(edges):
-            if self.directed(i, j):
-                self._adjust(i, j)
-            elif self.directed(j, i):
-                self._adjust(j, i)
-
-    def orient(self, i: int, j: int) -> None:
-        """Remove the edge i - j (rebuilding dpath if it was directed) and add i -> j."""
-        was_directed = self.directed(i, j) or self.directed(j, i)
-        self.g[i, j] = self.g[j, i] = 0
-        if was_directed:
-            self._reconstitute()
-        self.g[i, j], self.g[j, i] = -1, 1
-        self._adjust(i, j)
-
-    def adjacency_list(self) -> list[tuple[int, int]]:
-        """causal-learn's ``find_adj``: tails then arrowheads, each in (row, column) order."""
-        out = []
-        for code in (-1, 1):
-            rows, cols = np.nonzero(self.g == code)
-            out.extend(zip(cols.tolist(), rows.tolist()))
-        return out
-
-
-def _triples(pat: _Pattern, shielded: bool) -> list[tuple[int, int, int]]:
-    """causal-learn's unshielded triples (``shielded=False``) or triangles, in its order."""
-    adj = pat.adjacency_list()
-    by_first: dict[int, list[int]] = {}
-    for pos, (a, _) in enumerate(adj):
-        by_first.setdefault(a, []).append(pos)
-    out = []
-    for a, b in adj:
-        for pos in by_first.get(b, []):
-            c = adj[pos][1]
-            if c != a and (pat.g[a, c] != 0) == shielded:
-                out.append((a, b, c))
-    return out
-
-
-def _kites(triangles: list[tuple[int, int, int]], pat: _Pattern) -> list[tuple[int, int, int, int]]:
-    groups: dict[tuple[int, int], list[int]] = {}
-    for t in triangles:
-        groups.setdefault((t[0], t[2]), []).append(t[1])
-    out = []
-    for i, j, l in triangles:
-        for k in groups[(i, l)]:
-            if j < k and pat.g[j, k] == 0:
-                out.append((i, j, k, l))
-    return out
-
-
 def orient(adj: np.ndarray, sep: dict[tuple[int, int], set[int]]) -> np.ndarray:
-    """Colliders (``uc_sepset``, priority 2) then Meek's rules; causal-learn's endpoint matrix."""
-    pat = _Pattern(adj)
-    for x, y, z in _triples(pat, shielded=False):
-        if x < z and y not in sep.get((x, z), set()):
-            if not pat.directed(y, x) and not pat.directed(y, z):
-                pat.orient(x, y)
-                pat.orient(z, y)
-    ut = _triples(pat, shielded=False)
-    tri = _triples(pat, shielded=True)
-    kites = _kites(tri, pat)
-    rules = [(ut, lambda i, j, k: pat.directed(i, j) and pat.undirected(j, k), (1, 2)),
-             (tri, lambda i, j, k: pat.directed(i, j) and pat.directed(j, k) and pat.undirected(i, k), (0, 2)),
-             (kites, lambda i, j, k, l: pat.undirected(i, j) and pat.undirected(i, k) and pat.directed(j, l)
-              and pat.directed(k, l) and pat.undirected(i, l), (0, 3))]
-    changed = True
-    while changed:
-        changed = False
-        for found, applies, (a, b) in rules:
-            for t in found:
-                if applies(*t):
-                    if pat.dpath[t[a], t[b]] == 1:  # t[b] is an ancestor of t[a]
-                        continue
-                    pat.orient(t[a], t[b])
-                    changed = True
-    return pat.g
+    """Colliders (``uc_sepset``, priority 2) then Meek's rules on causal-learn's endpoint matrix
+    ``g`` (``g[a, b]``: the mark at a's end, -1 tail, 1 arrow) and its ancestor matrix ``dpath``
+    (``dpath[j, i] = 1``: i is an ancestor of j), both compiled in causal-learn's order
+    (:mod:`causaleval.learn._pc_jit`)."""
+    g = np.where(adj, -1, 0).astype(np.int8)
+    dpath = np.eye(adj.shape[0], dtype=np.int8)
+    unshielded = triples(g, False)
+    keep = [x < z and y not in sep.get((x, z), ()) for x, y, z in unshielded.tolist()]
+    colliders(g, dpath, unshielded[np.array(keep, dtype=bool)])
+    triangles = triples(g, True)
+    meek(g, dpath, triples(g, False), triangles, kites(g, triangles))
+    return g
 
 
 def _cpdag(adj: np.ndarray, sep: dict[tuple[int, int], set[int]], columns, name: str) -> CausalGraph:
