@@ -42,6 +42,9 @@ test as a function of a batch of (pair, conditioning set) tests):
   ancestor matrix (``dpath``; updated incrementally, so not always the full transitive
   closure; rebuilt when a directed edge is removed) says ``b`` is an ancestor of ``a``.
 
+The enumeration of a level's tests and the whole orientation phase (triples, colliders, Meek's
+rules, the ancestor matrix) are compiled (:mod:`causaleval.learn._pc_jit`); the tests stay NumPy.
+
 Corner cases reproduced by default and documented:
 
 * Fisher z (``small_sample="causallearn"``): ``n - |S| - 3 = 0`` gives ``z``-statistic 0,
