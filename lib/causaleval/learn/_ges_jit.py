@@ -90,13 +90,13 @@ def insert_candidates(d: np.ndarray, u: np.ndarray) -> tuple:
                             xs[m, x] = True
                     if found:
                         m += 1
-                if not _next_combination(comb, size, k):
+                if not next_combination(comb, size, k):
                     break
     return valid0, ys[:m], zs[:m], xs[:m]
 
 
 @numba.njit(cache=True)
-def _next_combination(comb: np.ndarray, size: int, k: int) -> bool:
+def next_combination(comb: np.ndarray, size: int, k: int) -> bool:
     """Advance ``comb[:size]`` to the next ``size``-subset of ``range(k)`` in lexicographic
     (``itertools.combinations``) order; False after the last."""
     i = size - 1
@@ -182,7 +182,7 @@ def delete_candidates(d: np.ndarray, u: np.ndarray) -> tuple:
                         for v in range(p):
                             ws[m, v] = (rest[v] or d[v, y]) and v != x
                         m += 1
-                    if not _next_combination(comb, size, k):
+                    if not next_combination(comb, size, k):
                         break
     return xs[:m], ys[:m], hs[:m], ws[:m]
 

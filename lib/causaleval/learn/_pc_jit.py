@@ -10,6 +10,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from causaleval.learn._ges_jit import next_combination
+
 
 @numba.njit(cache=True)
 def _directed(g: np.ndarray, i: int, j: int) -> bool:
@@ -149,15 +151,8 @@ def level_tests(adj: np.ndarray, depth: int) -> tuple[np.ndarray, np.ndarray]:
                         sets[row, col] = nbrs[comb[c]]
                         col += 1
                 row += 1
-                # the next (depth + 1)-subset of range(m), lexicographic
-                c = depth
-                while c >= 0 and comb[c] == m - depth - 1 + c:
-                    c -= 1
-                if c < 0:
+                if not next_combination(comb, depth + 1, m):
                     break
-                comb[c] += 1
-                for e in range(c + 1, depth + 1):
-                    comb[e] = comb[e - 1] + 1
     return pairs, sets
 
 
