@@ -123,6 +123,9 @@ def test_bad_input_is_refused():
     cycle[1, 0, 1] = cycle[1, 1, 0] = True
     with pytest.raises(ValueError, match="graph 1 of the stack has a directed cycle"):
         est.effects(cycle)
+    for pair in [(0, 0), (0, 3), (-1, 1)]:
+        with pytest.raises(ValueError, match=r"is not \(T, Y\) with T != Y in 0..2"):
+            est.effects(np.zeros((1, 3, 3), bool), [pair])
 
 
 def test_agrees_with_dowhy_where_the_estimand_is_the_same(monkeypatch):

@@ -42,8 +42,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from causaleval.effects._backdoor_jit import adjustment_sets
-from causaleval.graphs.bitsets import bits
 from causaleval.graphs import _acyclic
+from causaleval.graphs.bitsets import bits
 
 Key = tuple[int, int, tuple[int, ...]]
 
@@ -260,7 +260,10 @@ class LinearATE:
         cyclic = np.flatnonzero(~_acyclic(dags))
         if len(cyclic):
             raise ValueError(f"effects: graph {int(cyclic[0])} of the stack has a directed cycle; expected DAGs")
-        pairs = self.pairs() if pairs is None else list(pairs)
+        pairs = self.pairs() if pairs is None else [tuple(p) for p in pairs]
+        bad = [p for p in pairs if len(p) != 2 or p[0] == p[1] or not all(0 <= int(v) < self.d for v in p)]
+        if bad:
+            raise ValueError(f"effects: pair {bad[0]!r} is not (T, Y) with T != Y in 0..{self.d - 1}")
         ts, ys = (np.array([p[i] for p in pairs], dtype=np.int64).reshape(-1) for i in (0, 1))
         path, sets = adjustment_sets(np.ascontiguousarray(dags), ts, ys)
         self.requested += len(dags) * len(pairs)
