@@ -1,8 +1,10 @@
-"""PC's orientation phase, compiled (numba): causal-learn's endpoint matrix ``g`` (``g[a, b]`` is
-the mark at a's end of the edge a - b: -1 tail, 1 arrow, 0 none) and its ancestor matrix
-``dpath`` (``dpath[j, i] = 1``: i is an ancestor of j), updated as causal-learn's GeneralGraph
-updates them. The triples, triangles and kites come from :mod:`causaleval.learn.pc`, in
-causal-learn's order; see :func:`causaleval.learn.pc.orient` for the rules.
+"""PC's level enumeration and orientation phase, compiled (numba), in causal-learn's order: the
+tests of one level of the stable adjacency search (:func:`level_tests`); the unshielded triples,
+triangles and kites (:func:`triples`, :func:`kites`); the colliders and Meek's rules on
+causal-learn's endpoint matrix ``g`` (``g[a, b]`` is the mark at a's end of the edge a - b: -1
+tail, 1 arrow, 0 none) with its ancestor matrix ``dpath`` (``dpath[j, i] = 1``: i is an ancestor
+of j), updated as causal-learn's GeneralGraph updates them. :mod:`causaleval.learn.pc` calls them
+(see its module notes for the rules).
 """
 
 from __future__ import annotations
