@@ -88,7 +88,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from causaleval.bayes.posteriors import integer_options, register_posterior, standardized
+from causaleval.bayes.posteriors import integer_options, optional_modules, register_posterior, standardized
 
 DEFAULTS: dict[str, Any] = {"bcd_steps": 2000, "bcd_batch": 32, "bcd_lr": 1e-2, "bcd_sinkhorn_iters": 20,
                             "bcd_temperature": 0.2, "bcd_threshold": 0.3, "bcd_horseshoe_scale": 1.0}
@@ -111,24 +111,15 @@ def bcd_options(options: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _import_jax():
-    try:
-        import jax
-        import optax
-    except ImportError as err:
-        raise ImportError("bcd_nets needs jax and optax: pip install -e \".[bayes]\"") from err
-    return jax, optax
-
-
 @register_posterior("bcd_nets")
 def bcd_nets(data: pd.DataFrame, *, n_samples: int, seed: int, options: Mapping[str, Any]) -> np.ndarray:
     """Fit BCD Nets' variational posterior to ``data`` and return ``n_samples`` DAGs (module notes)."""
     opts = bcd_options(options)
+    jax, optax = optional_modules("bcd_nets", "jax", "optax")
     x = standardized("bcd_nets", data)
     d = x.shape[1]
     if d < 2:
         return np.zeros((n_samples, d, d), dtype=bool)
-    jax, optax = _import_jax()
     from causaleval.bayes import _bcd_jax
 
     train_key, sample_key = jax.random.split(jax.random.PRNGKey(seed))

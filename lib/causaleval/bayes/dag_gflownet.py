@@ -111,7 +111,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from causaleval.bayes.posteriors import integer_options, register_posterior
+from causaleval.bayes.posteriors import integer_options, optional_modules, register_posterior
 
 DEFAULTS: dict[str, Any] = {"gfn_steps": 3000, "gfn_batch": 32, "gfn_lr": 2e-4, "gfn_epsilon": 0.1,
                             "gfn_replay": 10000, "gfn_hidden": 128, "gfn_target_every": 0}
@@ -144,7 +144,7 @@ def delta_scores(data: pd.DataFrame, adj: np.ndarray, i: np.ndarray, j: np.ndarr
     """``bge(j, Pa(j) | {i}) - bge(j, Pa(j))`` (float64) for each graph of the ``(B, d, d)`` stack
     ``adj`` and its edge ``i[b] -> j[b]`` (absent), by the batched masked log-determinants the
     training uses (module notes)."""
-    jax, _ = _import_jax()
+    (jax,) = optional_modules("dag_gflownet", "jax")
     from causaleval.bayes import _gfn_jax
 
     terms = _gfn_jax.bge_terms(data.to_numpy(dtype=float))
@@ -154,15 +154,6 @@ def delta_scores(data: pd.DataFrame, adj: np.ndarray, i: np.ndarray, j: np.ndarr
         return np.asarray(out, dtype=float)
 
 
-def _import_jax():
-    try:
-        import jax
-        import optax
-    except ImportError as err:
-        raise ImportError("dag_gflownet needs jax and optax: pip install -e \".[bayes]\"") from err
-    return jax, optax
-
-
 @register_posterior("dag_gflownet")
 def dag_gflownet(data: pd.DataFrame, *, n_samples: int, seed: int, options: Mapping[str, Any]) -> np.ndarray:
     """Train a DAG-GFlowNet on ``data`` and return ``n_samples`` DAGs from it (module notes)."""
@@ -170,7 +161,7 @@ def dag_gflownet(data: pd.DataFrame, *, n_samples: int, seed: int, options: Mapp
     d = data.shape[1]
     if d < 2:
         raise ValueError(f"dag_gflownet: data has {d} columns; expected at least 2")
-    jax, optax = _import_jax()
+    jax, optax = optional_modules("dag_gflownet", "jax", "optax")
     from causaleval.bayes import _gfn_jax
 
     terms = _gfn_jax.bge_terms(data.to_numpy(dtype=float))

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from causaleval.bayes.posteriors import integer_options, register_posterior, standardized
+from causaleval.bayes.posteriors import integer_options, optional_modules, register_posterior, standardized
 from causaleval.graphs import _acyclic
 
 DEFAULTS: dict[str, int] = {"dibs_steps": 500, "dibs_edges_per_node": 1}
@@ -40,18 +40,13 @@ DEFAULTS: dict[str, int] = {"dibs_steps": 500, "dibs_edges_per_node": 1}
 def dibs(data: pd.DataFrame, *, n_samples: int, seed: int, options: Mapping[str, Any]) -> np.ndarray:
     """``n_samples`` DAGs from Marginal DiBS with BGe (module notes); deterministic per seed."""
     opts = integer_options("dibs", options, DEFAULTS)
-    try:
-        import jax
-        from dibs.inference import MarginalDiBS
-        from dibs.models import BGe, ErdosReniDAGDistribution
-    except ImportError as err:
-        raise ImportError('dibs needs jax and dibs-lib: pip install -e ".[bayes]"') from err
+    jax, inference, models = optional_modules("dibs", "jax", "dibs.inference", "dibs.models")
     x = standardized("dibs", data)
     d = x.shape[1]
-    model = MarginalDiBS(
+    model = inference.MarginalDiBS(
         x=x,
-        graph_model=ErdosReniDAGDistribution(n_vars=d, n_edges_per_node=opts["dibs_edges_per_node"]),
-        likelihood_model=BGe(n_vars=d),
+        graph_model=models.ErdosReniDAGDistribution(n_vars=d, n_edges_per_node=opts["dibs_edges_per_node"]),
+        likelihood_model=models.BGe(n_vars=d),
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from causaleval.bayes.posteriors import integer_options, register_posterior, standardized
+from causaleval.bayes.posteriors import integer_options, optional_modules, register_posterior, standardized
 
 DEFAULTS: dict[str, int] = {"gadget_burn_in": 1000, "gadget_thin": 10, "gadget_K": 4, "gadget_chains": 4}
 
@@ -30,10 +30,7 @@ DEFAULTS: dict[str, int] = {"gadget_burn_in": 1000, "gadget_thin": 10, "gadget_K
 def gadget(data: pd.DataFrame, *, n_samples: int, seed: int, options: Mapping[str, Any]) -> np.ndarray:
     """``n_samples`` DAGs from Gadget's MCMC with BGe (module notes); deterministic per seed."""
     opts = integer_options("gadget", options, DEFAULTS)
-    try:
-        import sumu
-    except ImportError as err:
-        raise ImportError('gadget needs sumu: pip install -e ".[bayes]"') from err
+    (sumu,) = optional_modules("gadget", "sumu")
     x = standardized("gadget", data)
     d = x.shape[1]
     k = min(opts["gadget_K"], d - 1)

@@ -34,7 +34,9 @@ from __future__ import annotations
 
 import functools
 import math
+import sys
 from collections.abc import Callable, Mapping
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -60,6 +62,17 @@ def register_posterior(name: str) -> Callable[[PosteriorFn], PosteriorFn]:
         return fn
 
     return wrap
+
+
+def optional_modules(method: str, *modules: str) -> tuple[ModuleType, ...]:
+    """The modules of the optional ``bayes`` extra that ``method`` needs, imported; a missing one
+    is refused with the install command (a method is never silently left out)."""
+    try:
+        for name in modules:
+            __import__(name)
+    except ImportError as err:
+        raise ImportError(f'{method} needs {", ".join(modules)} (the bayes extra): pip install -e ".[bayes]"') from err
+    return tuple(sys.modules[name] for name in modules)
 
 
 def integer_options(method: str, options: Mapping[str, Any], defaults: Mapping[str, int]) -> dict[str, int]:
