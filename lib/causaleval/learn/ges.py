@@ -26,7 +26,9 @@ with ``utils/GESUtils.py``) that returns the **same CPDAG**:
 Speed (``benchmarks/bench_ges.py``, ``benchmarks/bench_ges_gaussian.py``): each step scores
 all Inserts in bulk (see :class:`_Search`), the score changes of a (node, parents) row are
 kept across steps, the Gaussian scores compute a row's missing entries in one stacked
-``inv`` (the same floats as one at a time), and graphs are bit masks and boolean matrices.
+``inv`` (the same floats as one at a time), and the enumeration of valid operators, the choice
+among their changes and the CPDAG completion are compiled (:mod:`causaleval.learn._ges_jit`,
+:mod:`causaleval.graphs._closure_jit`).
 
 Scores (higher is better), each cached by (node, sorted parent tuple) for the whole search
 (the bootstrap's sufficient statistics: counts for BDeu, the covariance matrix for BIC and BGe):

@@ -274,10 +274,10 @@ def pc(data: pd.DataFrame, *, ci_test: str, alpha: float, seed: int) -> CausalGr
     (``stable=True``, ``uc_rule=0``, ``uc_priority=2``); constant columns stay isolated
     (:func:`_constants_isolated`). The kit's implementation for every test, the same CPDAG as
     causal-learn's (``pc_causallearn``, the cross-check): with Fisher z from the correlation matrix
-    (:func:`causaleval.learn.pc.pc_fisher_z`, 30-50x faster), with ``chi_square`` / ``g_test``
-    causal-learn's ``chisq`` / ``gsq`` p-values (equal to the bit) from contingency tables counted
-    for a whole level at once (:func:`causaleval.learn.pc.pc_discrete`, 9-18x faster on study 1's
-    asia samples, 19-44x on random networks of 20 and 40 nodes; benchmarks/bench_pc.py)."""
+    (:func:`causaleval.learn.pc.pc_fisher_z`), with ``chi_square`` / ``g_test`` causal-learn's
+    ``chisq`` / ``gsq`` p-values (equal to the bit) from contingency tables counted for a whole
+    level at once (:func:`causaleval.learn.pc.pc_discrete`); how much faster is measured by
+    ``benchmarks/bench_pc.py`` (``benchmarks/README.md``)."""
     from causaleval.learn.pc import pc_discrete, pc_fisher_z
 
     if ci_test == "fisher_z":
