@@ -4,8 +4,8 @@
 
 Data, at the defaults of notebook 02's parameters cell: ``--samples`` pseudo-observational
 samples (Algorithm 1, seeds ``seed, seed + 1, ...``) of each of study 2's domains, and the
-first ``--networks`` random networks of its Figure 2 (``random_dag`` + ``dirichlet_network``
-+ ``forward_sample`` with seed ``seed + index``, as the study draws them). Each data set is
+first ``--networks`` random networks of its Figure 2 (``effects.sampling.dirichlet_sample`` with
+seed ``seed + index``, as the study draws them). Each data set is
 learned once by each side, after a warm-up run; printed: CPU seconds per run (all three are
 single-threaded Python), the ratio, the kit's local scores computed and served from its
 cache, and the SHD (one per differing node pair, ``metrics.shd_pairs``) between the two
@@ -38,8 +38,7 @@ def notebook_defaults() -> dict:
 
 
 def datasets(p: dict, samples: int, networks: int) -> list[tuple[str, pd.DataFrame]]:
-    from causaleval.effects.sampling import dirichlet_network, random_dag
-    from causaleval.datasets.networks import forward_sample
+    from causaleval.effects.sampling import dirichlet_sample
     from causaleval.studies import software_tvd as S
 
     out = []
@@ -49,9 +48,8 @@ def datasets(p: dict, samples: int, networks: int) -> list[tuple[str, pd.DataFra
         out += [(f"{name} sample {k}", S.empirical_sample(domain, p["beta"], p["seed"] + k)) for k in range(samples)]
     for index in range(networks):
         seed = p["seed"] + index
-        dag = random_dag(p["n_nodes"], p["expected_neighbours"], seed)
-        net = dirichlet_network(dag, p["node_cards"], p["concentration"], seed)
-        sample = forward_sample(net.to_pgmpy(), p["n_samples"], seed)[list(dag.nodes)].astype("int64")
+        _, sample = dirichlet_sample(p["n_nodes"], p["expected_neighbours"], p["node_cards"], p["n_samples"], seed,
+                                     p["concentration"])
         out.append((f"Figure 2 network {index}", sample))
     return out
 

@@ -60,12 +60,9 @@ def causallearn_pc(data: pd.DataFrame, alpha: float, test: str = "fisherz") -> C
 
 def discrete_sample(source: str | int, n: int, seed: int) -> pd.DataFrame:
     if isinstance(source, int):
-        from causaleval.datasets.networks import forward_sample
-        from causaleval.effects.sampling import dirichlet_network, random_dag
+        from causaleval.effects.sampling import dirichlet_sample
 
-        dag = random_dag(source, 2.0, seed)
-        net = dirichlet_network(dag, 2, 1.0, seed)
-        data = forward_sample(net.to_pgmpy(), n, seed)[list(dag.nodes)].astype("int64")
+        data = dirichlet_sample(source, 2.0, 2, n, seed)[1]
     else:
         from causaleval.datasets.networks import draw_sample
 

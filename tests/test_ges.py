@@ -14,14 +14,11 @@ from causaleval.graphs.extensions import consistent_extension
 from causaleval.learn.ges import BDeuScore, BGeScore, BICScore, ges
 from causaleval.graphs import CausalGraph, to_cpdag
 from causaleval.learn.learners import learn
-from causaleval.effects.sampling import dirichlet_network, random_dag
-from causaleval.datasets.networks import forward_sample
+from causaleval.effects.sampling import dirichlet_sample
 
 
 def _network_sample(n_nodes: int, card: int, rows: int, seed: int) -> pd.DataFrame:
-    dag = random_dag(n_nodes, 2.0, seed)
-    net = dirichlet_network(dag, card, 1.0, seed)
-    return forward_sample(net.to_pgmpy(), rows, seed)[list(dag.nodes)].astype("int64")
+    return dirichlet_sample(n_nodes, 2.0, card, rows, seed)[1]
 
 
 @functools.cache

@@ -99,13 +99,10 @@ def test_same_cpdag_on_discrete_network_samples(network):
 
 
 def _discrete_network(d: int, n: int, cards: int, neighbours: float, seed: int) -> pd.DataFrame:
-    """A random discrete network's sample, as study 2 and benchmarks/bench_ges.py draw them."""
-    from causaleval.datasets.networks import forward_sample
-    from causaleval.effects.sampling import dirichlet_network, random_dag
+    """A random discrete network's sample, as study 2 draws them."""
+    from causaleval.effects.sampling import dirichlet_sample
 
-    dag = random_dag(d, min(neighbours, d - 1), seed)
-    net = dirichlet_network(dag, cards, 1.0, seed)
-    return forward_sample(net.to_pgmpy(), n, seed)[list(dag.nodes)].astype("int64")
+    return dirichlet_sample(d, min(neighbours, d - 1), cards, n, seed)[1]
 
 
 def _causallearn_discrete(data: pd.DataFrame, alpha: float, test: str) -> CausalGraph:

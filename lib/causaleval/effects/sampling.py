@@ -12,6 +12,7 @@ import pandas as pd
 
 from causaleval.effects.bn import DiscreteBN, parents_of
 from causaleval.datasets.factorial import FactorialData, assignment_probabilities
+from causaleval.datasets.networks import forward_sample
 from causaleval.graphs import CausalGraph
 
 
@@ -93,6 +94,16 @@ def dirichlet_network(dag: CausalGraph, cards: int | dict[str, int], concentrati
     order = list(nx.topological_sort(nx.DiGraph(dag.directed_edges())))
     order += [v for v in dag.nodes if v not in order]
     return DiscreteBN(tuple(order), parents, cards, cpds)
+
+
+def dirichlet_sample(n_nodes: int, expected_neighbours: float, cards: int, n: int, seed: int,
+                     concentration: float = 1.0) -> tuple[CausalGraph, pd.DataFrame]:
+    """A random discrete network as study 2's Figure 2 draws one (:func:`random_dag`, then
+    :func:`dirichlet_network`, both seeded ``seed``) and ``n`` rows forward-sampled from it
+    (seed ``seed``): the DAG and the state codes (int64), one column per node in node order."""
+    dag = random_dag(n_nodes, expected_neighbours, seed)
+    net = dirichlet_network(dag, cards, concentration, seed)
+    return dag, forward_sample(net.to_pgmpy(), n, seed)[list(dag.nodes)].astype("int64")
 
 
 def position_based_clicks(relevance: np.ndarray, seed: int, *, epsilon: float = 0.1, eta: float = 1.0,
