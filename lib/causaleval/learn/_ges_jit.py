@@ -57,11 +57,7 @@ def insert_candidates(d: np.ndarray, u: np.ndarray) -> tuple:
     comb = np.empty(p, np.int64)
     z = np.empty(p, np.bool_)
     for y in range(p):
-        k = 0
-        for v in range(p):
-            if u[y, v]:
-                members[k] = v
-                k += 1
+        k = indices(u[y], members)
         for size in range(1, k + 1):
             for i in range(size):
                 comb[i] = i
@@ -93,6 +89,17 @@ def insert_candidates(d: np.ndarray, u: np.ndarray) -> tuple:
                 if not next_combination(comb, size, k):
                     break
     return valid0, ys[:m], zs[:m], xs[:m]
+
+
+@numba.njit(cache=True)
+def indices(row: np.ndarray, out: np.ndarray) -> int:
+    """Write the positions of the true entries of ``row``, ascending, into ``out``; return their count."""
+    k = 0
+    for v in range(row.shape[0]):
+        if row[v]:
+            out[k] = v
+            k += 1
+    return k
 
 
 @numba.njit(cache=True)
@@ -159,11 +166,7 @@ def delete_candidates(d: np.ndarray, u: np.ndarray) -> tuple:
         for y in range(p):
             if not (u[x, y] or d[x, y]):
                 continue
-            k = 0
-            for v in range(p):
-                if u[y, v] and adj[x, v]:
-                    members[k] = v
-                    k += 1
+            k = indices(u[y] & adj[x], members)
             for size in range(k + 1):
                 for i in range(size):
                     comb[i] = i

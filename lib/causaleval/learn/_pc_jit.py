@@ -12,7 +12,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from causaleval.learn._ges_jit import next_combination
+from causaleval.learn._ges_jit import indices, next_combination
 
 
 @numba.njit(cache=True)
@@ -133,11 +133,7 @@ def level_tests(adj: np.ndarray, depth: int) -> tuple[np.ndarray, np.ndarray]:
     comb = np.empty(depth + 1, np.int64)
     row = 0
     for x in range(d):
-        m = 0
-        for v in range(d):
-            if adj[x, v]:
-                nbrs[m] = v
-                m += 1
+        m = indices(adj[x], nbrs)
         if m <= depth:
             continue
         for i in range(depth + 1):
