@@ -3,7 +3,9 @@
 Every output ``<dir>/<name>.<ext>`` gets a sidecar ``<name>.provenance.json`` with the
 study, the parameters and their hash, what identifies the code (:func:`code_state`: a
 SHA-256 of the kit's sources and one of the notebook's cell sources, and the git commit
-when those equal the commit's) and the versions of the packages that made it. Files are
+when those equal the commit's), the versions of the packages that made it and the numerical
+environment it was computed in (:func:`causaleval.numenv.describe`: the BLAS libraries with
+their kernels and threads, the XLA flags and numba's target). Files are
 written atomically (to a temporary file, then renamed), so an interrupted run never
 leaves half a table. :func:`compare_figures` lists the outputs that differ from the
 committed ones (``causaleval check-figures``).
@@ -26,10 +28,11 @@ from typing import Any
 
 import pandas as pd
 
-from causaleval import paths
+from causaleval import numenv, paths
 from causaleval.params import is_default, study_name
 
-PACKAGES = ("causaleval", "numpy", "pandas", "scipy", "matplotlib", "pgmpy", "causal-learn", "gadjid")
+PACKAGES = ("causaleval", "numpy", "pandas", "scipy", "matplotlib", "pgmpy", "causal-learn", "gadjid", "numba",
+            "jax", "jaxlib")
 
 
 def output_dir(study: str, override: str | os.PathLike | None = None,
@@ -63,6 +66,7 @@ def provenance(study: str, params: Mapping[str, Any]) -> dict[str, Any]:
         "parameter_hash": parameter_hash(params),
         "code": code_state(study),
         "versions": {p: _version(p) for p in PACKAGES},
+        "numerics": numenv.describe(),
     }
 
 

@@ -129,6 +129,8 @@ def run_study(name: str, overrides: dict[str, Any], tag: str | None = None, inpl
     module docstring for the folders). Raises :class:`RunFailed` when a cell fails."""
     import papermill
 
+    from causaleval.app.kernel import NAME as KERNEL, ensure_kernelspec
+
     notebook = study_notebook(name)
     if overrides:
         check_study(name, overrides)
@@ -167,11 +169,12 @@ def run_study(name: str, overrides: dict[str, Any], tag: str | None = None, inpl
     try:
         with _environ(env), _stopping(stop), tempfile.TemporaryDirectory(prefix="causaleval-kernel-") as sockets:
             # Unix sockets in a private folder: no TCP port, no other user can reach the kernel
-            km = stop["km"] = _guarded_kernel_manager(ip=os.path.join(sockets, "kernel"))
+            ensure_kernelspec()  # the kit's kernel: the numerical environment fixed before numpy
+            km = stop["km"] = _guarded_kernel_manager(KERNEL, ip=os.path.join(sockets, "kernel"))
             try:
                 papermill.execute_notebook(
                     str(notebook), str(output), parameters=injected, cwd=str(notebook.parent),
-                    kernel_name="python3", progress_bar=sys.stderr.isatty(), km=km,
+                    kernel_name=KERNEL, progress_bar=sys.stderr.isatty(), km=km,
                 )
             finally:  # papermill leaves a kernel it was given running; then the watchdog has nothing to do
                 if km.has_kernel:
@@ -263,7 +266,7 @@ def _stopping(stop: dict[str, Any]) -> Iterator[None]:
             signal.signal(signum, handler)
 
 
-def _guarded_kernel_manager(ip: str) -> Any:
+def _guarded_kernel_manager(kernel_name: str, ip: str) -> Any:
     """A kernel manager whose kernel's process group (the kernel and every process it starts) a
     standard-library watchdog (:mod:`causaleval.app.watchdog`) kills when this process ends, however
     it ends: ``kill -9`` included. :meth:`release_watchdog` ends the watchdog after a clean shutdown."""
@@ -287,7 +290,7 @@ def _guarded_kernel_manager(ip: str) -> Any:
                 watchdog.wait()
                 self._watchdog = None
 
-    return GuardedKernelManager(kernel_name="python3", transport="ipc", ip=ip)
+    return GuardedKernelManager(kernel_name=kernel_name, transport="ipc", ip=ip)
 
 
 def _failure(name: str, err: BaseException, work: Path, failed: Path, notebook_name: str,

@@ -3,7 +3,8 @@
 The server listens on 127.0.0.1 only and requires a random token (``secrets.token_urlsafe``),
 so no other machine and no other local user without the token can open the notebooks. As root
 (containers, CI machines) JupyterLab refuses to start unless told it may; we tell it, since
-the server is bound to the loopback address and token-protected either way. The URL with its
+the server is bound to the loopback address and token-protected either way. Notebooks run in the
+kit's kernel ``causaleval`` (:mod:`causaleval.app.kernel`), with the numerical environment fixed. The URL with its
 token is printed before the server starts; the server replaces this process (``os.execv``), so
 stopping it with Ctrl-C leaves nothing behind.
 """
@@ -17,6 +18,7 @@ import sys
 from pathlib import Path
 
 from causaleval import paths
+from causaleval.app.kernel import NAME as KERNEL, ensure_kernelspec
 
 
 def lab_command(port: int, token: str, root: Path = paths.NOTEBOOKS) -> list[str]:
@@ -25,7 +27,7 @@ def lab_command(port: int, token: str, root: Path = paths.NOTEBOOKS) -> list[str
     command = [
         str(jupyter), "lab", f"--ServerApp.root_dir={root}", "--ServerApp.ip=127.0.0.1",
         f"--ServerApp.port={port}", "--ServerApp.port_retries=0", "--ServerApp.open_browser=False",
-        f"--IdentityProvider.token={token}",
+        f"--IdentityProvider.token={token}", f"--MappingKernelManager.default_kernel_name={KERNEL}",
     ]
     if os.geteuid() == 0:
         command.append("--ServerApp.allow_root=True")
@@ -38,6 +40,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if not 0 < args.port < 65536:
         parser.error(f"--port must lie in 1-65535, got {args.port}")
+    ensure_kernelspec()
     token = secrets.token_urlsafe(32)
     command = lab_command(args.port, token)
     print(f"JupyterLab: http://127.0.0.1:{args.port}/lab?token={token}", flush=True)

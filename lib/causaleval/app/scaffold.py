@@ -27,6 +27,7 @@ from string import Template
 import nbformat
 
 from causaleval import paths
+from causaleval.app.kernel import DISPLAY_NAME, NAME as KERNEL
 
 NAME = re.compile(r"[a-z][a-z0-9_]*")
 _CELL = re.compile(r"^# %%(?: \[(?P<kind>markdown)\])?(?: tags=\[(?P<tags>[^\]]*)\])?$", re.M)
@@ -40,7 +41,7 @@ def notebook_from_percent(text: str) -> nbformat.NotebookNode:
     """Cells from the ``# %%`` (code) and ``# %% [markdown]`` markers of a percent-format
     script; ``tags=["a", "b"]`` after a marker tags the cell; markdown lines lose ``# ``."""
     nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
+    nb.metadata["kernelspec"] = {"display_name": DISPLAY_NAME, "language": "python", "name": KERNEL}
     marks = list(_CELL.finditer(text))
     for mark, following in zip(marks, marks[1:] + [None]):
         body = text[mark.end():following.start() if following else len(text)].strip("\n")
