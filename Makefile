@@ -19,6 +19,7 @@ $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -m venv $(VENV) 2>/dev/null || { apt-get update -qq && apt-get install -y -qq python3-venv && $(PYTHON) -m venv $(VENV); }
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -c constraints.txt -e ".[dev,bayes]"
+	$(PY) -c "from causaleval.app.kernel import ensure_kernelspec; ensure_kernelspec()"
 	@touch $(STAMP)
 
 # Debian's packages the tests need, installed when missing (root, or sudo when not root):

@@ -26,6 +26,8 @@ from __future__ import annotations
 import argparse
 import time
 
+import causaleval  # noqa: F401,I001  (first: the kit's numerical environment, causaleval.numenv)
+
 import numpy as np
 
 from causaleval.effects import ate

@@ -21,6 +21,8 @@ import ast
 import time
 import warnings
 
+import causaleval  # noqa: F401,I001  (first: the kit's numerical environment, causaleval.numenv)
+
 import pandas as pd
 
 from causaleval import metrics

@@ -26,6 +26,8 @@ import time
 import warnings
 from pathlib import Path
 
+import causaleval  # noqa: F401,I001  (first: the kit's numerical environment, causaleval.numenv)
+
 import numpy as np
 import pandas as pd
 

@@ -17,6 +17,8 @@ import multiprocessing as mp
 import time
 import warnings
 
+import causaleval  # noqa: F401,I001  (first: the kit's numerical environment, causaleval.numenv)
+
 import pandas as pd
 
 from causaleval import metrics

@@ -12,6 +12,8 @@ import argparse
 import os
 import time
 
+import causaleval  # noqa: F401,I001  (first: the kit's numerical environment, causaleval.numenv)
+
 import numpy as np
 
 from causaleval import metrics as M

@@ -287,7 +287,7 @@ def test_check_figures_lists_outputs_that_differ_from_head(repo, monkeypatch, ca
     monkeypatch.setenv("CAUSALEVAL_FIGURES", str(repo / "figures"))
     assert report.compare_figures() == ([], 4)
 
-    pd.DataFrame({"v": [0.1 + 1e-12]}).to_csv(figs / "t.csv")
+    pd.DataFrame({"v": [0.1 + 1e-6]}).to_csv(figs / "t.csv")  # beyond the relative 1e-9: changed
     (figs / "f.png").write_bytes(_png("red", 0))  # other bytes, the same pixels
     (figs / "g.png").write_bytes(_png("blue", 9))
     (figs / "gone.md").unlink()
@@ -299,12 +299,37 @@ def test_check_figures_lists_outputs_that_differ_from_head(repo, monkeypatch, ca
     assert (figs / "f.png").read_bytes() != _png("red", 9)
     rows, compared = report.compare_figures()
     assert compared == 4 and sorted(rows) == [
-        ("differs", "figures/s/g.png"), ("differs", "figures/s/t.csv"),
+        ("changed", "figures/s/g.png"), ("changed", "figures/s/t.csv"),
         ("missing", "figures/s/gone.md"), ("new", "figures/s/new.csv")]
     assert cli.main(["check-figures"]) == 0
     out = capsys.readouterr().out
-    assert "differs  figures/s/t.csv" in out and "3 of the 4 outputs committed at HEAD differ or are missing" in out and "; 1 new" in out
+    assert "changed     figures/s/t.csv" in out and "2 changed" in out and "1 missing" in out and "; 1 new" in out
     assert cli.main(["check-figures", "--strict"]) == 1
+    capsys.readouterr()
+
+    _git(repo, "checkout", "--", "figures/s/g.png", "figures/s/gone.md")  # back to HEAD but the table's last digits
+    (figs / "new.csv").unlink()
+    (figs / "t.csv").write_text(",v\n0,0.10000000000000002\n")
+    assert report.compare_figures() == ([("last digits", "figures/s/t.csv")], 4)
+    assert cli.main(["check-figures", "--strict"]) == 0
+    out = capsys.readouterr().out
+    assert "has 0 changed" in out and "0 missing and 1 differing only in the last digits" in out
+
+
+@pytest.mark.parametrize("old, new, status", [
+    ("a,v\nx,0.08897738466319782\n", "a,v\nx,0.08897738466319781\n", "last digits"),
+    ("a,v\nx,1e-17\n", "a,v\nx,0.0\n", "last digits"),  # near zero: within 1e-12
+    ("a,n\nx,4943\n", "a,n\nx,4934\n", "changed"),  # a count
+    ("a,p\nx,0.214\n", "a,p\nx,0.149\n", "changed"),  # a p-value that moved
+    ("claim,verdict\nc,holds\n", "claim,verdict\nc,does not hold\n", "changed"),  # a verdict
+    ("a,v\nx,0.1\ny,0.2\n", "a,v\ny,0.2\nx,0.1\n", "changed"),  # an order
+    ("a,v\nx,0.1\n", "a,v\nx,0.1\nz,0.3\n", "changed"),  # a row more
+    ("a,v\nx,nan\n", "a,v\nx,0.1\n", "changed"),
+])
+def test_check_figures_tells_last_digits_from_changed_decisions(old, new, status):
+    assert report.compare_output(old.encode(), new.encode(), ".csv") == status
+    assert report.compare_output(old.encode(), new.encode(), ".md") == "changed"  # printed precision: any change
+    assert report.compare_output(old.encode(), old.encode(), ".csv") is None
 
 
 def test_an_unloaded_plugin_learner_is_refused_with_how_to_load_it(capsys):

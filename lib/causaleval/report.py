@@ -266,24 +266,37 @@ def _version(pkg: str) -> str | None:
         return None
 
 
+#: two numbers of a stored table are the same value rounded differently when
+#: ``|a - b| <= max(RTOL * max(|a|, |b|), ATOL)``: the last digits of a float64 computed by other
+#: kernels or in another order (``0.08897738466319782`` vs ``...781``), never a changed count or decision
+RTOL, ATOL = 1e-9, 1e-12
+
+
 def compare_figures(rev: str = "HEAD") -> tuple[list[tuple[str, str]], int]:
     """Compare the outputs under :func:`causaleval.paths.figures_root` (as a fresh run left
-    them) with the committed ``figures/`` of ``rev``. Returns ``(status, path)`` rows, status
-    ``differs`` (tables, Markdown, LaTeX, PDF: not byte-equal; PNG: not pixel-equal),
-    ``missing`` (committed, not written by the run) or ``new`` (written, not committed),
-    and the number of committed outputs compared. Provenance sidecars are left out: they
-    differ whenever the code does. So are outputs git ignores: measurements that vary by machine
-    (``figures/*/measured_*``, e.g. study 5's run times) are shown and saved, never committed."""
+    them) with the committed ``figures/`` of ``rev``. Returns ``(status, path)`` rows and the
+    number of committed outputs compared. Status (:func:`compare_output`):
+
+    * ``changed``: a decision differs: a verdict, a count, an order, a learned graph, a number
+      beyond :data:`RTOL`, a printed cell at its printed precision (Markdown, LaTeX), a figure's
+      pixels (PNG) or its PDF;
+    * ``last digits``: a CSV whose cells are equal but for numbers within :data:`RTOL` (CSVs keep
+      full precision, so a run on other kernels shows here, not as a change);
+    * ``missing`` (committed, not written by the run) or ``new`` (written, not committed).
+
+    Provenance sidecars are left out: they differ whenever the code or the machine does. So are
+    outputs git ignores: measurements that vary by machine (``figures/*/measured_*``, e.g. study
+    5's run times) are shown and saved, never committed."""
     committed = [name for name in _git("ls-tree", "-r", "--name-only", rev, "--", "figures").splitlines()
                  if not name.endswith(".provenance.json")]
     root = paths.figures_root()
     rows = []
     for name in committed:
         fresh = root / Path(name).relative_to("figures")
-        if not fresh.exists():
-            rows.append(("missing", name))
-        elif not _same_output(_git("show", f"{rev}:{name}", text=False), fresh.read_bytes(), fresh.suffix):
-            rows.append(("differs", name))
+        status = ("missing" if not fresh.exists() else
+                  compare_output(_git("show", f"{rev}:{name}", text=False), fresh.read_bytes(), fresh.suffix))
+        if status:
+            rows.append((status, name))
     known = {Path(name).relative_to("figures") for name in committed}
     new = [(Path("figures") / fresh.relative_to(root)).as_posix() for fresh in sorted(root.rglob("*"))
            if fresh.is_file() and fresh.relative_to(root) not in known and not fresh.name.endswith(".provenance.json")
@@ -294,18 +307,42 @@ def compare_figures(rev: str = "HEAD") -> tuple[list[tuple[str, str]], int]:
     return rows, len(committed)
 
 
-def _same_output(old: bytes, new: bytes, suffix: str) -> bool:
-    """Byte-equal, or for PNG images the same size and the same RGBA pixels."""
+def compare_output(old: bytes, new: bytes, suffix: str) -> str | None:
+    """None when two versions of an output are the same (byte-equal; for PNG images the same
+    size and RGBA pixels), ``"last digits"`` for a CSV whose cells differ only in numbers within
+    :data:`RTOL`, else ``"changed"``."""
     if old == new:
-        return True
-    if suffix != ".png":
-        return False
+        return None
+    if suffix == ".png":
+        import io
+
+        from PIL import Image
+
+        a, b = (Image.open(io.BytesIO(data)).convert("RGBA") for data in (old, new))
+        return None if a.size == b.size and a.tobytes() == b.tobytes() else "changed"
+    if suffix == ".csv" and _same_but_last_digits(old, new):
+        return "last digits"
+    return "changed"
+
+
+def _same_but_last_digits(old: bytes, new: bytes) -> bool:
+    """Two CSV texts with the same rows and columns whose differing cells are all finite numbers
+    within :data:`RTOL` (or :data:`ATOL` near zero) of each other."""
+    import csv
     import io
+    import math
 
-    from PIL import Image
-
-    a, b = (Image.open(io.BytesIO(data)).convert("RGBA") for data in (old, new))
-    return a.size == b.size and a.tobytes() == b.tobytes()
+    a, b = (list(csv.reader(io.StringIO(data.decode()))) for data in (old, new))
+    if len(a) != len(b) or any(len(x) != len(y) for x, y in zip(a, b)):
+        return False
+    for x, y in ((x, y) for row_a, row_b in zip(a, b) for x, y in zip(row_a, row_b) if x != y):
+        try:
+            u, v = float(x), float(y)
+        except ValueError:
+            return False
+        if not (math.isfinite(u) and math.isfinite(v)) or abs(u - v) > max(RTOL * max(abs(u), abs(v)), ATOL):
+            return False
+    return True
 
 
 kit_hash()  # the code this process imports, hashed before any of it can be edited

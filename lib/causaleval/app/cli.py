@@ -12,7 +12,8 @@
   overrides they go to ``runs/<study>/<tag>/figures/`` unless ``-p output_dir DIR`` says
   otherwise. ``--inplace`` executes the committed notebook itself (defaults only).
 * ``reproduce [--inplace]``: run every study at its defaults, replacing ``runs/<study>/default/``.
-* ``check-figures [--strict]``: list the outputs under ``figures/`` that differ from git HEAD's.
+* ``check-figures [--strict]``: list the outputs under ``figures/`` that differ from git HEAD's,
+  changed decisions apart from last-digit differences of numbers.
 * ``new NAME --paper "Author et al. 2026" [--dir DIR] [--title T] [--no-run]``: start a study of
   one's own in ``DIR`` (default ``./studies``) from the kit's template
   (:mod:`causaleval.app.scaffold`) and execute its notebook in place.
@@ -401,7 +402,9 @@ def _show(path: Path) -> str:
 
 
 def check_figures(strict: bool) -> int:
-    """Print the outputs that differ from git HEAD's ``figures/``; 1 with ``strict`` when any do."""
+    """Print the outputs that differ from git HEAD's ``figures/``, changed decisions apart from
+    last-digit differences (:func:`causaleval.report.compare_figures`); 1 with ``strict`` when
+    any output changed, is missing or is new (last digits alone pass)."""
     import subprocess
 
     try:
@@ -410,12 +413,15 @@ def check_figures(strict: bool) -> int:
         problem = (getattr(err, "stderr", None) or str(err)).strip()
         raise RuntimeError(f"check-figures needs git and the project's repository: {problem}") from None
     root = _show(paths.figures_root())
-    for status, name in rows:
-        print(f"  {status:8} {name}")
-    changed = sum(status != "new" for status, _ in rows)
-    print(f"check-figures: {changed} of the {compared} outputs committed at HEAD differ or are missing in "
-          f"{root}/; {sum(status == 'new' for status, _ in rows)} new (provenance sidecars not compared)")
-    return 1 if strict and rows else 0
+    order = ("changed", "missing", "new", "last digits")
+    for status, name in sorted(rows, key=lambda row: (order.index(row[0]), row[1])):
+        print(f"  {status:11} {name}")
+    count = {status: sum(s == status for s, _ in rows) for status in order}
+    print(f"check-figures: of the {compared} outputs committed at HEAD, {root}/ has {count['changed']} changed "
+          f"(a verdict, count, order, graph, printed cell or figure), {count['missing']} missing and "
+          f"{count['last digits']} differing only in the last digits (numbers within relative {report.RTOL:g}); "
+          f"{count['new']} new (provenance sidecars not compared)")
+    return 1 if strict and count["changed"] + count["missing"] + count["new"] else 0
 
 
 def _paper_data_runs() -> list[tuple[str, dict[str, Any], str]]:

@@ -1,0 +1,80 @@
+"""One small computation of each kind whose outputs depended on the processor (issue: "same numbers
+on every machine"), run through the kit's entry points; prints a JSON object of exact results
+(floats as hex, graphs as edge lists) and of the numerical environment each process saw.
+
+    python tests/numerics_probe.py [--jax] [--dask]
+
+Run by tests/test_numerics.py in subprocesses started with other BLAS kernels and XLA settings
+already in their environment, as another machine or a user's shell would give them.
+"""
+
+import causaleval  # noqa: F401,I001  (the kit's entry point: fixes the numerical environment first)
+
+import json
+import sys
+
+import numpy as np
+from scipy import stats
+
+
+def _environment() -> dict:
+    from threadpoolctl import threadpool_info
+
+    import os
+
+    return {"blas": sorted({info.get("architecture") or "" for info in threadpool_info()}),
+            "threads": sorted({info["num_threads"] for info in threadpool_info()}),
+            "xla": os.environ.get("XLA_FLAGS"), "numba": os.environ.get("NUMBA_CPU_NAME")}
+
+
+def _gaussian(d: int, n: int, seed: int) -> "pd.DataFrame":
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    weights = np.triu(rng.uniform(0.5, 1.5, (d, d)) * (rng.random((d, d)) < 0.4), 1)
+    x = rng.normal(size=(n, d)) @ np.linalg.inv(np.eye(d) - weights)
+    return pd.DataFrame(x, columns=[f"x{i}" for i in range(d)])
+
+
+def _posterior(name: str, data, options: dict) -> dict:
+    from causaleval.bayes import sample_posterior
+    from causaleval.effects.ate import LinearATE
+
+    dags = sample_posterior(name, data, n_samples=20, seed=0, options=options)
+    distinct = {dag.tobytes() for dag in dags}
+    effects = LinearATE(data).effects(dags, [(0, data.shape[1] - 1)])
+    return {"distinct": len(distinct), "edges": dags.sum(axis=0).tolist(),
+            "ate": [float(v).hex() for v in np.asarray(effects).ravel()]}
+
+
+def main() -> None:
+    from causaleval.effects.sampling import dirichlet_sample
+    from causaleval.learn.learners import learn
+    from causaleval.metrics.structural import shd_cpdag
+    from causaleval.parallel import run_trials
+
+    out = {"main": _environment(),
+           "workers": run_trials(_environment, [{}, {}], n_jobs=2, progress=False)}
+    if "--dask" in sys.argv:
+        from dask.distributed import LocalCluster
+
+        with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
+                          dashboard_address=None) as cluster:
+            out["dask"] = run_trials(_environment, [{}], scheduler=cluster.scheduler_address, progress=False)
+    # a discrete learn feeding a p-value (study 2's comparison of learners by SHD)
+    gaps = []
+    for seed in range(6):
+        truth, data = dirichlet_sample(8, 2.0, 2, 500, seed)
+        ges, pc = learn("ges", data), learn("pc", data, ci_test="chi_square")
+        gaps.append(float(shd_cpdag(truth, ges) - shd_cpdag(truth, pc)))
+    out["discrete"] = {"gaps": gaps, "p": float(stats.ttest_1samp(gaps, 0.0).pvalue).hex()}
+    data = _gaussian(6, 60, seed=1)
+    out["bootstrap_ges"] = _posterior("bootstrap_ges", data, {"ges_score": "bic", "cpdag_rule": "uniform"})
+    if "--jax" in sys.argv:
+        out["dag_gflownet"] = _posterior("dag_gflownet", data, {"gfn_steps": 60, "gfn_batch": 8, "gfn_hidden": 16})
+        out["dibs"] = _posterior("dibs", data, {"dibs_steps": 20})
+    print(json.dumps(out, sort_keys=True))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,152 @@
+"""Same numbers on every machine (causaleval.numenv): the kit's numerical environment overrides
+the BLAS kernel, threads, XLA instruction set and numba target a machine or a user's shell gives a
+process, before numpy starts; provenance records it; a late import is said in one line."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from causaleval import numenv, report
+
+PROBE = Path(__file__).with_name("numerics_probe.py")
+COVERED = numenv.uncovered() is None
+needs_pin = pytest.mark.skipif(not COVERED, reason=f"the pin does not apply on this processor: {numenv.uncovered()}")
+# what another machine or a user's shell may hold: other OpenBLAS kernels (Sandybridge and Prescott
+# run on every x86-64 processor), threads, an XLA instruction-set ceiling and threading, numba's target
+FOREIGN = {
+    "sandybridge": {"OPENBLAS_CORETYPE": "Sandybridge", "OPENBLAS_NUM_THREADS": "2", "OMP_NUM_THREADS": "2",
+                    "XLA_FLAGS": "--xla_cpu_max_isa=SSE4_2 --xla_cpu_multi_thread_eigen=true "
+                                 "intra_op_parallelism_threads=2", "NUMBA_CPU_NAME": "generic"},
+    "prescott": {"OPENBLAS_CORETYPE": "Prescott"},
+}
+
+
+def _clean_env(**extra: str) -> dict[str, str]:
+    """This environment less everything the kit pins (as a fresh shell has it), plus ``extra``."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in {*numenv.VARIABLES, "XLA_FLAGS", numenv.SWITCH, "CAUSALEVAL_NUMERICS_NOTED"}}
+    return env | extra
+
+
+def _probe(env: dict[str, str], *flags: str) -> dict:
+    done = subprocess.run([sys.executable, str(PROBE), *flags], env=env, capture_output=True, text=True,
+                          timeout=600, cwd=PROBE.parent.parent)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def reference() -> dict:
+    """The probe in a fresh shell's environment, with the JAX methods and a Dask worker."""
+    return _probe(_clean_env(), "--jax", "--dask")
+
+
+@needs_pin
+def test_other_kernels_in_the_environment_give_the_same_numbers(reference):
+    pinned = {"blas": ["Haswell"], "numba": "haswell", "threads": [1],
+              "xla": "--xla_cpu_max_isa=AVX2 --xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"}
+    assert reference["main"] == pinned and reference["workers"] == [pinned, pinned] and reference["dask"] == [pinned]
+    for name, env in FOREIGN.items():
+        flags = ("--jax", "--dask") if name == "sandybridge" else ()
+        got = _probe(_clean_env(**env), *flags)
+        xla = env.get("XLA_FLAGS", "")
+        assert got["main"]["blas"] == ["Haswell"], name  # the kernel the environment asked for was overridden
+        if name == "sandybridge":
+            assert got == reference, name
+        else:
+            assert got == {k: v for k, v in reference.items() if k not in ("dag_gflownet", "dibs", "dask")}, name
+        assert xla == "" or got["main"]["xla"] == pinned["xla"]
+
+
+@needs_pin
+def test_the_probe_tells_other_kernels_apart(reference):
+    """The control: with the pin turned off, the Sandybridge kernel runs and bootstrap GES's
+    posterior changes, so the test above compares outputs that depend on the kernel."""
+    native = _probe(_clean_env(CAUSALEVAL_NUMERICS="native", OPENBLAS_CORETYPE="Sandybridge"))
+    assert native["main"]["blas"] == ["Sandybridge"]
+    assert native["bootstrap_ges"] != reference["bootstrap_ges"]
+
+
+@needs_pin
+def test_the_kits_kernel_fixes_the_environment_before_the_first_cell():
+    from jupyter_client.manager import start_new_kernel
+
+    from causaleval.app.kernel import NAME, ensure_kernelspec
+
+    ensure_kernelspec()
+    km, kc = start_new_kernel(kernel_name=NAME, env=_clean_env(**FOREIGN["sandybridge"]))
+    try:
+        code = ("import numpy, os, threadpoolctl; print([i['architecture'] for i in threadpoolctl.threadpool_info()], "
+                "os.environ['XLA_FLAGS'])")
+        lines = []
+        kc.execute_interactive(code, output_hook=lambda msg: lines.append(msg["content"].get("text", "")), timeout=120)
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+    assert "".join(lines).strip() == ("['Haswell'] --xla_cpu_max_isa=AVX2 --xla_cpu_multi_thread_eigen=false "
+                                      "intra_op_parallelism_threads=1")
+
+
+def test_a_late_import_is_said_in_one_line():
+    code = "import numpy, causaleval"
+    late = subprocess.run([sys.executable, "-c", code], env=_clean_env(OPENBLAS_CORETYPE="Prescott"),
+                          capture_output=True, text=True, timeout=300)
+    assert late.returncode == 0
+    said = [line for line in late.stderr.splitlines() if "NumericsWarning" in line]
+    assert len(said) == 1 and "numpy, numba or jax was imported before causaleval" in said[0]
+    assert "OPENBLAS_CORETYPE=Prescott" in said[0]
+    first = subprocess.run([sys.executable, "-c", "import causaleval, numpy"], env=_clean_env(OPENBLAS_CORETYPE="Prescott"),
+                           capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0 and "NumericsWarning" not in first.stderr
+
+
+def test_an_uncovered_processor_is_said_once_per_command():
+    code = ("import causaleval, subprocess, sys; "
+            "subprocess.run([sys.executable, '-c', 'import causaleval'], check=True)")
+    done = subprocess.run([sys.executable, "-c", code], env=_clean_env(CAUSALEVAL_NUMERICS="native"),
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0
+    said = [line for line in done.stderr.splitlines() if "NumericsWarning" in line]
+    assert len(said) == 1 and "CAUSALEVAL_NUMERICS=native" in said[0] and "check-figures" in said[0]
+
+
+def test_xla_flags_of_the_user_are_kept_and_the_kits_replace_theirs():
+    flags = "--xla_dump_to=/tmp/x --xla_cpu_max_isa=AVX512 intra_op_parallelism_threads=8"
+    assert numenv.pinned_xla_flags(flags) == ("--xla_dump_to=/tmp/x --xla_cpu_max_isa=AVX2 "
+                                              "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
+    assert "max_isa" not in numenv.pinned_xla_flags(flags, cap_isa=False)
+
+
+@pytest.mark.parametrize("machine, flags, why", [
+    ("x86_64", set(numenv.NEEDED) | {"sse4_2"}, None),
+    ("x86_64", set(numenv.NEEDED) - {"avx2", "fma"}, "the processor lacks avx2, fma"),
+    ("aarch64", set(), "the processor is aarch64, not x86-64"),
+])
+def test_which_processors_the_pin_covers(machine, flags, why):
+    assert numenv.uncovered(machine, flags) == why
+
+
+def test_an_uncovered_processor_keeps_its_kernels_but_not_its_threads(monkeypatch):
+    monkeypatch.setattr(numenv, "uncovered", lambda: "the processor lacks avx2")
+    wanted, why = numenv.target({})
+    assert why == "the processor lacks avx2" and "OPENBLAS_CORETYPE" not in wanted and "NUMBA_CPU_NAME" not in wanted
+    assert wanted["OPENBLAS_NUM_THREADS"] == "1" and "--xla_cpu_multi_thread_eigen=false" in wanted["XLA_FLAGS"]
+
+
+def test_a_misspelt_switch_is_refused_by_name():
+    with pytest.raises(ValueError, match="CAUSALEVAL_NUMERICS='natve': expected 'pinned'"):
+        numenv.target({"CAUSALEVAL_NUMERICS": "natve"})
+
+
+def test_provenance_names_the_numerical_environment():
+    numerics = report.provenance("asia_mag_nced", {})["numerics"]
+    assert numerics["pinned"] is COVERED and numerics["environment"]["XLA_FLAGS"].endswith(
+        "intra_op_parallelism_threads=1")
+    blas = [lib for lib in numerics["libraries"] if lib["user_api"] == "blas"]
+    assert blas and all(lib["num_threads"] == 1 for lib in blas)
+    if COVERED:
+        assert {lib["architecture"] for lib in blas} == {"Haswell"}
