@@ -208,28 +208,27 @@ def _binary_mapping(data: FactorialData, t: str, rule: Mapping | str) -> dict | 
                      f"level -> 0/1, got {rule!r}")
 
 
+NORMALIZATIONS = ("none", "dataset", "subject")
+
+
 def normalize_outcomes(data: FactorialData, outcomes: Iterable[str] | None = None,
-                       per: str = "subject", offset: float = 0.0) -> FactorialData:
-    """Divide outcomes by the median control-case outcome (paper supplement Sec. 1).
+                       per: str = "subject", offset: float | Mapping[str, float] = 0.0) -> FactorialData:
+    """Divide outcomes by the median control-case outcome (Gentzel, Garant and Jensen 2019,
+    supplement Sec. 1: "dividing outcome values by a 'baseline' value, the median control-case
+    outcome value").
 
     ``y' = (y + offset) / (median{y : all treatments at their control level} + offset)``,
     the median taken over each subject's control runs (``per="subject"``, the reading
     under which the paper's Table 1 shows values near 1) or over the whole data set
-    (``per="dataset"``). A zero baseline cannot be divided by: the error names the
-    outcome; ``offset=1`` is the usual choice for block or byte counts.
+    (``per="dataset"``). ``offset`` is one number or one per outcome (missing ones 0). A zero
+    baseline cannot be divided by: the error names the outcome; ``offset=1`` is the usual choice
+    for block or byte counts (:func:`zero_baseline_offsets`).
     """
-    if per not in ("subject", "dataset"):
+    if per not in NORMALIZATIONS[1:]:
         raise ValueError(f"per must be 'subject' or 'dataset', got {per!r}")
     outcomes = list(outcomes or data.outcomes)
-    frame = data.ok()
-    control = np.logical_and.reduce([frame[t] == data.levels[t][0] for t in data.treatments])
-    if per == "subject":
-        base = frame[control].groupby(data.subject)[outcomes].median()
-        base = data.frame[[data.subject]].join(base, on=data.subject)[outcomes]
-    else:
-        base = pd.DataFrame({o: frame.loc[control, o].median() for o in outcomes},
-                            index=data.frame.index)
-    base = base + offset
+    offsets = pd.Series({o: float(offset.get(o, 0.0) if isinstance(offset, Mapping) else offset) for o in outcomes})
+    base = _baselines(data, outcomes, per) + offsets
     for o in outcomes:
         has_runs = data.frame[o].notna()
         if (base.loc[has_runs, o].isna()).any():
@@ -238,11 +237,32 @@ def normalize_outcomes(data: FactorialData, outcomes: Iterable[str] | None = Non
         if (base.loc[has_runs, o] == 0).any():
             raise ValueError(f"{data.name}: outcome {o!r} has a zero control-case median; "
                              "pass offset=1 (counts) or leave it out of `outcomes`")
-    scaled = (data.frame[outcomes] + offset) / base
+    scaled = (data.frame[outcomes] + offsets) / base
+    shifted = [o for o in outcomes if offsets[o]]
     return data.with_notes(
         f"outcomes {outcomes} divided by the median control-case value per {per}"
-        + (f" (offset {offset})" if offset else ""),
+        + (f" (offset {', '.join(f'{o} {offsets[o]:g}' for o in shifted)})" if shifted else ""),
         frame=data.frame.assign(**{o: scaled[o] for o in outcomes}))
+
+
+def zero_baseline_offsets(data: FactorialData, outcomes: Iterable[str] | None = None,
+                          per: str = "subject") -> dict[str, float]:
+    """1 for each outcome whose control-case median is zero somewhere (per subject or over the data
+    set: counts and times that can be 0, such as a project's unit-test time without tests), else 0:
+    the offsets that make :func:`normalize_outcomes` defined. The paper names no rule for them."""
+    outcomes = list(outcomes or data.outcomes)
+    base = _baselines(data, outcomes, per)
+    return {o: float((base[o] == 0).any()) for o in outcomes}
+
+
+def _baselines(data: FactorialData, outcomes: list[str], per: str) -> pd.DataFrame:
+    """Each run's baseline: the median of its subject's (or the data set's) control-case runs."""
+    frame = data.ok()
+    control = np.logical_and.reduce([frame[t] == data.levels[t][0] for t in data.treatments])
+    if per == "subject":
+        base = frame[control].groupby(data.subject)[outcomes].median()
+        return data.frame[[data.subject]].join(base, on=data.subject)[outcomes]
+    return pd.DataFrame({o: frame.loc[control, o].median() for o in outcomes}, index=data.frame.index)
 
 
 def discretize(data: FactorialData, bins: int = 3, columns: Iterable[str] | None = None) -> FactorialData:

@@ -14,7 +14,7 @@ import pandas as pd
 from causaleval.datasets import consistent
 from causaleval.datasets import FactorialData, collected_domains, csv_domains, kdl_domains, load_collected, load_factorial_csv, load_kdl
 from causaleval.datasets.user import resolve
-from causaleval.datasets.factorial import discretize
+from causaleval.datasets.factorial import NORMALIZATIONS, discretize, normalize_outcomes, zero_baseline_offsets
 from causaleval.effects.sampling import pseudo_observational
 
 SOURCES = ("collected", "kdl", "csv")
@@ -89,11 +89,16 @@ def data_fingerprint(domains: Sequence[Domain]) -> str:
 
 def load_domain(source: str, name: str, *, covariate: str, outcomes: Sequence[str] | None,
                 bins: int, beta: float, data_dir: str | None = None,
-                treatments: Sequence[str] | None = None) -> Domain:
-    """Complete subjects, binary treatments (extremes), quantile bins; truth under Algorithm 1.
+                treatments: Sequence[str] | None = None, normalize: str = "none") -> Domain:
+    """Complete subjects, binary treatments (extremes), outcomes divided by their median
+    control-case value (``normalize``: ``"subject"`` or ``"dataset"``, the paper's supplement Sec. 1,
+    :func:`causaleval.datasets.factorial.normalize_outcomes`, with an offset of 1 on outcomes whose
+    baseline is zero somewhere; ``"none"`` leaves them), quantile bins; truth under Algorithm 1.
     ``data_dir`` (relative: from the repository root) holds the source's files; ``source="csv"``
     reads ``<data_dir>/<name>.csv`` (:func:`causaleval.datasets.load_factorial_csv`). ``treatments``
     keeps some of a KDL file's treatments (the others held at their control level)."""
+    if normalize not in NORMALIZATIONS:
+        raise ValueError(f"normalize={normalize!r}: expected one of {', '.join(NORMALIZATIONS)}")
     data_dir = resolve(data_dir) if data_dir else None
     if treatments is not None and source != "kdl":
         raise ValueError(f"treatments={list(treatments)}: only the KDL files' treatments can be chosen")
@@ -111,6 +116,8 @@ def load_domain(source: str, name: str, *, covariate: str, outcomes: Sequence[st
         raise ValueError(f"{data.name}: columns {missing} not in the data; outcomes: "
                          f"{list(data.outcomes)}, covariates: {list(data.covariates)}")
     data = data.complete()
+    if normalize != "none":
+        data = normalize_outcomes(data, keep, per=normalize, offset=zero_baseline_offsets(data, keep, normalize))
     data = discretize(data, bins, columns=[covariate, *keep])
     data = data.with_notes(frame=data.frame[[data.subject, data.trial, *data.treatments, covariate, *keep]],
                            outcomes=tuple(keep), covariates=(covariate,))
