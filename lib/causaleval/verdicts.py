@@ -10,6 +10,13 @@ Claims (a statement of a paper, tested):
   apart, never counted as evidence about the paper.
 * ``paper vs itself``: a check of the paper's internal consistency; its own table, not evidence
   about the paper's method.
+* ``depends on reading``: the statement is true under some of the named readings of the paper
+  (of a figure, a definition, a term) and false under others; the row gives each reading's
+  outcome (:func:`by_reading`). Used only where the readings give both outcomes.
+
+A tie decides nothing: an interval containing the claim's threshold, or a test that does not
+reject, gives ``undecided``, never ``does not hold``; a claim over several comparisons is
+Holm-corrected.
 
 Only the first three count on the report's front page (:data:`EVIDENCE`).
 
@@ -36,8 +43,9 @@ import pandas as pd
 
 HOLDS, DOES_NOT_HOLD, UNDECIDED = "holds", "does not hold", "undecided"
 NOT_TESTED, BY_CONSTRUCTION, PAPER_VS_ITSELF = "not tested", "by construction", "paper vs itself"
+DEPENDS_ON_READING = "depends on reading"
 EVIDENCE = (HOLDS, DOES_NOT_HOLD, UNDECIDED)
-VERDICTS = EVIDENCE + (NOT_TESTED, BY_CONSTRUCTION, PAPER_VS_ITSELF)
+VERDICTS = EVIDENCE + (NOT_TESTED, BY_CONSTRUCTION, PAPER_VS_ITSELF, DEPENDS_ON_READING)
 
 MATCHES, DIFFERS, EXPLAINED, NOT_COMPARABLE = "matches", "differs", "differs, explained", "not comparable"
 AGREEMENT = (MATCHES, DIFFERS, EXPLAINED, NOT_COMPARABLE)
@@ -221,6 +229,20 @@ def all_greater(differences: Mapping[str, Sequence[float]], alpha: float = 0.05)
     return UNDECIDED, tested
 
 
+def welch_p(a: tuple[float, float, int], b: tuple[float, float, int], alternative: str = "two-sided") -> float:
+    """The p-value of Welch's t-test of two means given as ``(mean, sd, n)`` (``sd`` with ``ddof=1``; Welch 1947):
+    ``t = (m_a - m_b) / sqrt(s_a^2 / n_a + s_b^2 / n_b)`` on the Welch-Satterthwaite degrees of
+    freedom; ``alternative`` ``"greater"`` tests ``m_a > m_b``. Nothing is decided (1.0) with fewer
+    than two runs on a side or no spread on either: a tie of constants is no evidence."""
+    from scipy import stats
+
+    (m_a, s_a, n_a), (m_b, s_b, n_b) = a, b
+    if min(n_a, n_b) < 2 or math.isnan(s_a) or math.isnan(s_b) or (s_a == 0 and s_b == 0):
+        return 1.0
+    return float(stats.ttest_ind_from_stats(m_a, s_a, n_a, m_b, s_b, n_b, equal_var=False,
+                                            alternative=alternative).pvalue)
+
+
 def printed_half_unit(printed: Any) -> float:
     """Half a unit of the last printed digit of a paper's value: ``"0.41"`` -> 0.005, ``"17"`` -> 0.5,
     ``"2.0e-3"`` -> 0.05e-3. Give the value as the paper prints it (text), so trailing zeros count."""
@@ -295,6 +317,17 @@ def claim(claim_id: str, statement: str, verdict: str, evidence: str, *, source:
     return {"claim": claim_id, "statement": statement, "source": source, "verdict": verdict,
             "statistic": statistic, "low": low, "high": high, "threshold": threshold, "test": test,
             "evidence": evidence}
+
+
+def by_reading(outcomes: Mapping[str, bool]) -> tuple[str | None, str]:
+    """A statement judged under each named reading (``{reading: true under it}``):
+    ``depends on reading`` when the readings give both outcomes, else None (the caller judges the
+    statement as one); and the outcomes as text, e.g. ``"true under a, b; false under c"``."""
+    true = [r for r, ok in outcomes.items() if ok]
+    false = [r for r, ok in outcomes.items() if not ok]
+    text = "; ".join(f"{word} under {', '.join(names)} ({len(names)} of {len(outcomes)} readings)"
+                     for word, names in (("true", true), ("false", false)) if names)
+    return (DEPENDS_ON_READING if true and false else None), text
 
 
 def claims_table(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
