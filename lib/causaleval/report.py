@@ -25,6 +25,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from causaleval import paths
@@ -144,8 +145,8 @@ def save_table(
     table: pd.DataFrame, name: str, *, study: str, params: Mapping[str, Any],
     out: str | os.PathLike | None = None, float_format: str = "{:.3f}",
 ) -> list[Path]:
-    """Write ``table`` as CSV (full precision), LaTeX and Markdown (rounded) plus provenance,
-    to :func:`output_dir`."""
+    """Write ``table`` as CSV (full precision), LaTeX and Markdown (rounded; :func:`readable`: yes/no
+    and a dash for a missing value) plus provenance, to :func:`output_dir`."""
     folder = output_dir(study, out, params)
     fmt = float_format.format
     written = [
@@ -153,10 +154,29 @@ def save_table(
         atomic_write(folder / f"{name}.tex", lambda p: Path(p).write_text(
             table.to_latex(float_format=fmt, na_rep="--"))),
         atomic_write(folder / f"{name}.md", lambda p: Path(p).write_text(
-            table.reset_index().to_markdown(index=False, floatfmt=float_format.strip("{}:")) + "\n")),
+            readable(table.reset_index()).to_markdown(index=False, floatfmt=float_format.strip("{}:"),
+                                                      missingval=MISSING) + "\n")),
     ]
     written.append(_stamp(folder, name, study, params))
     return written
+
+
+MISSING = "\u2014"
+
+
+def readable(table: pd.DataFrame) -> pd.DataFrame:
+    """A table for reading (Markdown): a true/false value as ``yes``/``no`` and a missing one as None
+    (which ``to_markdown(missingval=MISSING)`` prints as an em dash); numbers stay numbers, so the
+    float format still applies."""
+    def cell(v: Any) -> Any:
+        if isinstance(v, (bool, np.bool_)):
+            return "yes" if v else "no"
+        return None if pd.api.types.is_scalar(v) and pd.isna(v) else v
+
+    out = pd.DataFrame({i: pd.Series([cell(v) for v in table.iloc[:, i]], index=table.index, dtype=object)
+                        for i in range(table.shape[1])})
+    out.columns = table.columns
+    return out
 
 
 def save_figure(
