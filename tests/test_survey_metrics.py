@@ -352,11 +352,11 @@ def test_table3_claims_are_checked_against_the_ticks():
 
     raw = report.paper_values("cheng_table3")
     audit = S.table3_claim_audit(raw, report.paper_values("cheng_table3_claims"))
-    assert (audit["verdict"] == "contradicted by Table III").sum() == 4
+    assert (audit[S.TABLE3_COLUMN] == "inconsistent").sum() == 4
     assert "JustCause: PEHE" in audit.iloc[0]["Table III ticks"]
     claims = pd.DataFrame({"claim": ["x", "y"], "tools": ["CausalML", "Nope"], "items": ["RMSE", "RMSE"],
                            "expected": ["present", "absent"]})
-    assert S.table3_claim_audit(raw, claims.iloc[:1]).iloc[0]["verdict"] == "consistent with Table III"
+    assert S.table3_claim_audit(raw, claims.iloc[:1]).iloc[0][S.TABLE3_COLUMN] == "consistent"
     with pytest.raises(ValueError, match=r"tools \['Nope'\] are not in Table III"):
         S.table3_claim_audit(raw, claims)
 
