@@ -151,7 +151,7 @@ def closing_markdown(
                      f"(against {other['variant']} {other['ours']:.1f})")
     if picks:
         lines.append("**SHD.** For each SHD cell the paper prints, our closer counting: " + "; ".join(picks)
-                     + ". Our graphs differ from the paper's, so this is weak evidence either way.")
+                     + ".")
     differ = []
     for prop in ("sensitive", "linear"):
         stated = behaviour.dropna(subset=[f"paper {prop}"])
