@@ -177,13 +177,13 @@ def test_paper_consistency_on_the_papers_own_numbers():
         return table.iloc[i]
 
     sachs = row("sachs", "hc", "nCED = SHD (DAG) / N(N-1), N = 11, reversal costs 2 in SHD")
-    assert not sachs["agrees"] and sachs["implied"].startswith("0.155")  # 17 / 110, printed 0.21
-    assert row("sachs", "hc", "nCED between SHD / N(N-1) and 2 SHD / N(N-1), reversal costs 1 in SHD")["agrees"]
-    assert not row("asia and sachs", "pc", "different networks give different count-based rows")["agrees"]
+    assert not sachs[S.FITS] and sachs["implied"].startswith("0.155")  # 17 / 110, printed 0.21
+    assert row("sachs", "hc", "nCED between SHD / N(N-1) and 2 SHD / N(N-1), reversal costs 1 in SHD")[S.FITS]
+    assert not row("asia and sachs", "pc", "different networks give different count-based rows")[S.FITS]
     roc = table[table["check"].str.startswith("ROC AUC")]
-    assert len(roc) == 6 and roc["agrees"].all()
+    assert len(roc) == 6 and roc[S.FITS].all()
     lines = table[table["check"].str.startswith("nCED a line")]
-    assert lines["agrees"].all() and (lines["kind"] == "the paper's definitions").all()
+    assert lines[S.FITS].all() and (lines["kind"] == "the paper's definitions").all()
 
 
 def test_paper_consistency_catches_a_planted_error():
@@ -195,9 +195,9 @@ def test_paper_consistency_catches_a_planted_error():
     paper2 = pd.DataFrame({"network": "asia", "algorithm": "hc", "metric": ["SHD (DAG)", "nCED (k=0.2)"],
                            "value": [11, 0.20], "starred": False})  # 11 / 56 = 0.196: consistent
     table = S.paper_consistency(paper1, paper2, truths).set_index("check")
-    assert not table.loc["nCED a line in k with slope >= 0 (eq. 7)", "agrees"]
+    assert not table.loc["nCED a line in k with slope >= 0 (eq. 7)", S.FITS]
     assert table.loc["nCED a line in k with slope >= 0 (eq. 7)", "misses_by"] == pytest.approx(0.005, abs=1e-6)
-    assert table.loc["nCED = SHD (DAG) / N(N-1), N = 8, reversal costs 2 in SHD", "agrees"]
+    assert table.loc["nCED = SHD (DAG) / N(N-1), N = 8, reversal costs 2 in SHD", S.FITS]
 
 
 # ---------------------------------------------------------------- SHD variants
@@ -350,7 +350,7 @@ def test_prc_readings_by_hand_and_on_the_papers_rows():
     assert list(S.PRC_READINGS)[0] == "step-wise"
     paper2 = report.paper_values("rehak_table2")
     table = S.prc_readings(paper2, {n: network_graph(n) for n in paper2["network"].unique()})
-    assert len(table) == 6 * len(S.PRC_READINGS) and table["agrees"].dtype == bool
+    assert len(table) == 6 * len(S.PRC_READINGS) and table[S.FITS].dtype == bool
     support = S.prc_support(table, S.prc_figure6_linear(S.five_node_dag(), 0))
     assert (support["agree"] <= support["rows"]).all()
     # the step-wise reading is linear in R when P stays 1 (no false positive along TP -> FN)

@@ -13,7 +13,7 @@ import pandas as pd
 from causaleval import paths, verdicts
 from causaleval.graphs import CausalGraph, GraphBatch
 from causaleval.learn.learners import get_learner
-from causaleval.studies.asia_mag_nced.tables import COUNT_METRICS, compare, describe_highest, highest_by_k
+from causaleval.studies.asia_mag_nced.tables import COUNT_METRICS, FITS, compare, describe_highest, highest_by_k
 
 
 #: the reading of :data:`READINGS` tested as the cause of the gaps (one of the readings tried)
@@ -81,7 +81,7 @@ def agreement(spread: pd.DataFrame, alternative: pd.DataFrame, consistency: pd.D
 def _contradicted(cell: dict[str, Any], consistency: pd.DataFrame) -> str:
     """The failed checks of the paper's own numbers that bear on this printed cell."""
     failed = consistency[(consistency["table"].astype(str) == "2") & (consistency["kind"] == "the paper's definitions")
-                         & (consistency["algorithm"] == cell["algorithm"]) & ~consistency["agrees"].astype(bool)]
+                         & (consistency["algorithm"] == cell["algorithm"]) & ~consistency[FITS].astype(bool)]
     found = []
     for c in failed.to_dict("records"):
         if cell["network"] not in str(c["network"]).split(" and "):
@@ -121,7 +121,7 @@ def _consistency_evidence(c: dict[str, Any], named: bool) -> str:
     """One check's outcome; ``named``: prefixed by the check itself (a reading among several)."""
     misses = c["misses_by"]
     return ((f"{c['check']}: " if named else "")
-            + f"{'agree' if c['agrees'] else 'disagree'} ({c['kind']}): implied {c['implied']}, printed {c['printed']}"
+            + f"{'agree' if c[FITS] else 'disagree'} ({c['kind']}): implied {c['implied']}, printed {c['printed']}"
             + (f" (misses by {misses:.4f})" if pd.notna(misses) and misses > 1e-9 else ""))
 
 

@@ -254,7 +254,8 @@ def claims(scaling: pd.DataFrame, censoring: pd.DataFrame, reference: str, seed:
     rows.append(verdicts.claim(
         "cic", f"A reliable 95% interval has a CIC (eq. 6) approaching {paper_cic:g} (Sec. 2.4.4)",
         verdicts.PAPER_VS_ITSELF,
-        f"{'agrees' if abs(ibm.calibrated_cic() - paper_cic) < 0.05 else 'disagrees'} with eq. 6: an exact 95% normal "
+        f"{verdicts.agreement(ibm.calibrated_cic(), f'{paper_cic:g}', item='cic')['status']} (agreement table, "
+        f"cic_reliable_interval), by eq. 6: an exact 95% normal "
         f"interval has CIC = E|N(0,1)| / (2 x 1.96) = {ibm.calibrated_cic():.3f}; measured here, {reference}: CIC "
         f"{cic:.3f}, coverage {covered}/{len(ref)} (Wilson interval {c_lo:.2f}-{c_hi:.2f})", source="Sec. 2.4.4"))
     by_effect = ref.groupby("dgp_effect")
