@@ -26,7 +26,7 @@ Agreement (our number beside the paper's, cell by cell), :func:`agreement`:
   our mean's confidence interval over independent runs (t interval, :func:`mean_interval`), or
   within half a unit of the paper's last printed digit, whichever is wider; the row says which.
 * ``differs``; ``differs, explained``: the cell matches, by the same rule, under a named
-  alternative (test, reading, sample size) whose value the row shows (:func:`explained`);
+  alternative (test, reading, sample size) whose value and interval the row shows (:func:`explained`);
 * ``not comparable``: the data are not the paper's (nor the paper's generator); the row says why.
 """
 
@@ -53,7 +53,7 @@ AGREEMENT = (MATCHES, DIFFERS, EXPLAINED, NOT_COMPARABLE)
 CLAIM_COLUMNS = ("claim", "statement", "source", "verdict", "statistic", "low", "high", "threshold", "test",
                  "evidence")
 AGREEMENT_COLUMNS = ("item", "ours", "low", "high", "n_runs", "paper", "rule", "status", "alternative",
-                     "value_under_alternative", "reason")
+                     "value_under_alternative", "low_under_alternative", "high_under_alternative", "reason")
 LEVEL = 0.95
 
 
@@ -273,7 +273,7 @@ def agreement(ours: Iterable[float] | float | Interval, paper: Any, *, item: str
             "paper": value, "rule": " and ".join(rules) if rules else
             ("interval and printed precision" if interval.defined else "printed precision (one run)"),
             "status": MATCHES if rules else DIFFERS, "alternative": "", "value_under_alternative": math.nan,
-            "reason": ""}
+            "low_under_alternative": math.nan, "high_under_alternative": math.nan, "reason": ""}
 
 
 def explained(row: Mapping[str, Any], paper: Any, alternative: str, values: Iterable[float] | float | Interval,
@@ -281,13 +281,15 @@ def explained(row: Mapping[str, Any], paper: Any, alternative: str, values: Iter
     """``row`` (a ``differs`` agreement row for the paper's value ``paper``, as printed) re-judged
     under a named ``alternative``: ``differs, explained`` when the cell matches, by the rule of
     :func:`agreement`, with ``values`` (per run) under the alternative; otherwise unchanged. The
-    alternative's value is shown either way; ``tried`` counts the alternatives tried for the cell."""
+    alternative's value and its interval are shown either way; ``tried`` counts the alternatives tried
+    for the cell."""
     if row["status"] != DIFFERS:
         return dict(row)
     redo = agreement(values, paper, item=str(row["item"]))
     out = dict(row)
     out["alternative"] = alternative + (f" (1 of {tried} readings tried)" if tried > 1 else "")
     out["value_under_alternative"] = redo["ours"]
+    out["low_under_alternative"], out["high_under_alternative"] = redo["low"], redo["high"]
     if redo["status"] == MATCHES:
         out["status"] = EXPLAINED
         out["reason"] = f"matches under {alternative} ({redo['rule']})"
@@ -300,7 +302,7 @@ def not_comparable(item: str, ours: float, paper: float, reason: str) -> dict[st
         raise ValueError(f"not_comparable({item!r}): a reason is required")
     return {"item": item, "ours": ours, "low": math.nan, "high": math.nan, "n_runs": 0, "paper": paper,
             "rule": "", "status": NOT_COMPARABLE, "alternative": "", "value_under_alternative": math.nan,
-            "reason": reason}
+            "low_under_alternative": math.nan, "high_under_alternative": math.nan, "reason": reason}
 
 
 def claim(claim_id: str, statement: str, verdict: str, evidence: str, *, source: str = "",
