@@ -114,6 +114,8 @@ def test_all_greater_is_holm_corrected_and_decides_three_ways():
     assert V.all_greater({"mc3": [0.0, 0.0, 0.0]})[0] == V.UNDECIDED
     # noisy around 0
     assert V.all_greater({"a": [0.1, -0.1, 0.05, -0.02]})[0] == V.UNDECIDED
+    # no spread decides nothing (issue 35: Figure 3's extra mass, 0 in both seeds, is no evidence)
+    assert V.all_greater({"constant": [0.05, 0.05]})[0] == V.UNDECIDED
     # one run decides nothing
     assert V.all_greater({"a": [0.5]})[0] == V.UNDECIDED
     assert V.all_greater({})[0] == V.NOT_TESTED
