@@ -235,10 +235,10 @@ def repo(tmp_path, monkeypatch):
     return tmp_path
 
 
-def test_provenance_identifies_the_code_by_content_and_the_commit_only_when_clean(repo):
+def test_provenance_names_the_commit_the_code_started_from_and_what_changed(repo):
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True).stdout.strip()
     first = report.code_state("01_s")
-    assert first["commit"] == head and first["notebook"] == "notebooks/01_s.ipynb"
+    assert first["commit"] == head and first["dirty"] == [] and first["notebook"] == "notebooks/01_s.ipynb"
     assert report.provenance("01_s", {"n": 1})["code"] == first
 
     notebook = repo / "notebooks" / "01_s.ipynb"
@@ -254,7 +254,9 @@ def test_provenance_identifies_the_code_by_content_and_the_commit_only_when_clea
     nb.cells[0].source = "x = 3"
     nbformat.write(nb, notebook)
     changed_notebook = report.code_state("01_s")
-    assert changed_notebook["notebook_sha256"] != first["notebook_sha256"] and changed_notebook["commit"] is None
+    assert changed_notebook["notebook_sha256"] != first["notebook_sha256"]
+    assert changed_notebook["commit"] == head and changed_notebook["dirty"] == ["notebooks/01_s.ipynb"]
+    assert not report.code_matches(first, "01_s") and report.code_matches(changed_notebook, "01_s")
     _git(repo, "checkout", "--", "notebooks")
 
     (repo / "lib" / "causaleval" / "__pycache__").mkdir()
@@ -262,10 +264,36 @@ def test_provenance_identifies_the_code_by_content_and_the_commit_only_when_clea
     assert report.kit_hash() == first["kit_sha256"]  # caches do not count (and are git-ignored in the kit)
     (repo / "lib" / "causaleval" / "sub" / "b.py").write_text("B = 3\n")
     assert report.kit_hash() == first["kit_sha256"]  # a running process keeps the hash of the code it imported
+    assert not report.code_matches(first, "01_s")  # ... but a checkout is compared as it is now
     report._kit_hash.cache_clear()  # a new process
     changed_kit = report.code_state("01_s")
-    assert changed_kit["kit_sha256"] != first["kit_sha256"] and changed_kit["commit"] is None
+    assert changed_kit["kit_sha256"] != first["kit_sha256"] and changed_kit["commit"] == head
+    assert "lib/causaleval/sub/b.py" in changed_kit["dirty"]  # (the test repository ignores no caches)
     assert changed_kit["notebook_sha256"] == first["notebook_sha256"]
+
+
+def test_outputs_made_before_their_commit_name_it_in_a_fresh_clone(repo, tmp_path_factory, monkeypatch):
+    """The usual order: edit the code, run, commit code and outputs together. The stamp names the
+    parent commit and the changed file; a fresh clone of the new commit holds the stamped code."""
+    (repo / "lib" / "causaleval" / "a.py").write_text("A = 2\n")
+    report._kit_hash.cache_clear()
+    stamp = report.provenance("01_s", {"n": 1})
+    (repo / "figures").mkdir()
+    (repo / "figures" / "t.provenance.json").write_text(json.dumps(stamp))
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "code and outputs")
+    clone = tmp_path_factory.mktemp("clone") / "kit"
+    subprocess.run(["git", "clone", "-q", str(repo), str(clone)], check=True, capture_output=True)
+    new_head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=clone, capture_output=True, text=True).stdout.strip()
+    for name, value in [("ROOT", clone), ("KIT", clone / "lib" / "causaleval"), ("NOTEBOOKS", clone / "notebooks")]:
+        monkeypatch.setattr(paths, name, value)
+    recorded = json.loads((clone / "figures" / "t.provenance.json").read_text())
+    assert report.code_matches(recorded["code"], "01_s") and report.head() == new_head
+    from causaleval.app import site
+
+    assert site._commit(recorded["code"], "01_s").startswith(f"commit {new_head} ")
+    (clone / "lib" / "causaleval" / "a.py").write_text("A = 3\n")
+    assert site._commit(recorded["code"], "01_s").startswith("started from commit ")
 
 
 def _png(color, compress):

@@ -3,6 +3,7 @@
 module's syntax tree (docstrings are prose and are left out)."""
 
 import ast
+import re
 import io
 import math
 from pathlib import Path
@@ -76,3 +77,62 @@ def test_no_paper_number_is_typed_in_a_study(module):
     typed = [f"line {node.lineno}: {node.value!r}" for node in _constants(ast.parse(module.read_text()))
              if isinstance(node.value, float) and node.value in numbers]
     assert not typed, f"{module.name} types numbers equal to paper values (read them from data/paper_values): {typed}"
+
+
+# ---------------------------------------------------------------- the notebooks' typed text (issue 35)
+NOTEBOOKS = sorted(paths.ROOT.joinpath("notebooks").glob("[0-9][0-9]_*.ipynb"))
+#: verdict words that are also plain English ("the DAG holds the covariate", "an edge differs"): in
+#: running text they are left to the reader; in a heading they are refused like the others
+ENGLISH = {verdicts.HOLDS, verdicts.MATCHES, verdicts.DIFFERS}
+#: words by which a heading asserts a result instead of saying what the section shows
+ASSERTING = {"why", "hold", "holds", "reverses", "better", "worse", "fails", "wrong", "miss", "misses", "agree",
+             "agrees", "differ", "differs"}
+#: package versions and section numbers are not results
+_NOT_RESULTS = re.compile(r"\bSecs?\.\s*[\d.,\- and]+|\b(?:DoWhy|pgmpy|causal-learn|gadjid|causallib|numpy|scipy)\s+\d+(?:\.\d+)+")
+
+
+def _markdown(notebook: Path) -> list[tuple[int, str]]:
+    import nbformat
+
+    return [(i, c.source) for i, c in enumerate(nbformat.read(notebook, as_version=4).cells)
+            if c.cell_type == "markdown"]
+
+
+def _running_text(source: str) -> str:
+    """A markdown cell without code, emphasis (the kit writes a vocabulary word it defines as *holds*),
+    quotations and headings."""
+    text = re.sub(r"```.*?```|`[^`]*`|\*[^*]+\*|\"[^\"\n]*\"", " ", source.replace("**", ""), flags=re.S)
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+
+
+def _words(text: str, words: set[str]) -> list[str]:
+    return [w for w in sorted(words) if re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", text, re.I)]
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
+def test_headings_say_what_a_section_shows(notebook):
+    found = [f"cell {i}: {line.strip()!r}" for i, source in _markdown(notebook) for line in source.splitlines()
+             if line.lstrip().startswith("#") and _words(line, WORDS | ASSERTING)]
+    assert not found, f"{notebook.name}: headings that assert a result or a verdict: {found}"
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
+def test_no_verdict_is_typed_in_a_notebooks_text(notebook):
+    """A verdict in running text is computed (a code cell's output), never typed into a markdown cell;
+    a definition writes the word as emphasis (*undecided*)."""
+    found = [f"cell {i}: {_words(_running_text(source), WORDS - ENGLISH)}" for i, source in _markdown(notebook)
+             if _words(_running_text(source), WORDS - ENGLISH)]
+    assert not found, f"{notebook.name}: verdict words typed in markdown: {found}"
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
+def test_no_paper_number_is_typed_in_a_notebooks_text(notebook):
+    from causaleval.studies.software_tvd.figure2 import STRONG, WEAK
+
+    numbers = _paper_numbers() - {STRONG, WEAK}  # the kit's reading of "strong" and "weak", stated as such
+    found = []
+    for i, source in _markdown(notebook):
+        text = _NOT_RESULTS.sub(" ", re.sub(r"```.*?```|`[^`]*`|\([^()]*#[^()]*\)", " ", source, flags=re.S))
+        found += [f"cell {i}: {m.group()}" for m in re.finditer(r"(?<![\w.])-?\d+\.\d+(?![\w.])", text)
+                  if float(m.group()) in numbers]
+    assert not found, f"{notebook.name}: numbers equal to paper values typed in markdown: {found}"

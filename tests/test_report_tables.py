@@ -11,24 +11,24 @@ SIMULATED = {"coverage": 0.95, "coverage 95% CI": "[0.939, 0.977]", "CIC": 0.21}
 
 
 def _audit(rows):
-    return pd.DataFrame(rows, columns=["section", "text", "percent", "count", "denominator", "computed %", "verdict"])
+    return pd.DataFrame(rows, columns=["section", "text", "percent", "count", "denominator", "computed %",
+                                       S4.PERCENT_COLUMN])
 
 
 AUDIT = _audit([
-    (2, "30% (34/111) bivariate", 30, 34, 111, 100 * 34 / 111, "rounded down"),     # 30.6 printed as 30
-    (2, "60% (55/111) multivariate", 60, 55, 111, 100 * 55 / 111, "does not follow"),  # 55/91 = 60.4
-    (3, "84% (74) synthetic", 84, 74, 91, 100 * 74 / 91, "does not follow"),         # no denominator gives 84
-    (3, "50% (10/20) empirical", 50, 10, 20, 50.0, "follows"),
-    (4, "10% of them", 10, None, None, None, "no count"),
+    (2, "30% (34/111) bivariate", 30, 34, 111, 100 * 34 / 111, "truncated"),     # 30.6 printed as 30
+    (2, "60% (55/111) multivariate", 60, 55, 111, 100 * 55 / 111, "a point or more off"),  # 55/91 = 60.4
+    (3, "84% (74) synthetic", 84, 74, 91, 100 * 74 / 91, "a point or more off"),         # no denominator gives 84
+    (3, "50% (10/20) empirical", 50, 10, 20, 50.0, "nearest integer"),
+    (4, "10% of them", 10, None, None, None, "no count given"),
 ])
 CLAIM_AUDIT = pd.DataFrame({"expected": ["absent", "present", "present"],
                             "Table III ticks": ["dowhy: ATE", "none", "none"],
-                            "verdict": ["contradicted by Table III", "consistent with Table III",
-                                        "not checkable (no Table III row)"]},
+                            S4.TABLE3_COLUMN: ["inconsistent", "consistent", "no Table III row"]},
                            index=pd.Index(["reading a", "reading b", "reading c"], name="claim"))
-CHECKS = pd.DataFrame({"stated": [91.0, 7.0], "computed": [91.0, 8.0], "holds": [True, False]},
+CHECKS = pd.DataFrame({"stated": [91.0, 7.0], "computed": [91.0, 8.0], "stated equals computed": [True, False]},
                       index=pd.Index(["papers = synthetic + empirical - both", "only empirical"], name="check"))
-TOTALS = pd.DataFrame({"total": [20, 21], "computed": [20, 20], "follows": [True, False]},
+TOTALS = pd.DataFrame({"total": [20, 21], "computed": [20, 20], "total equals sum": [True, False]},
                       index=pd.Index(["UAI", "NeurIPS"], name="line"))
 
 
@@ -39,12 +39,17 @@ def test_study4_claims_are_checks_of_the_papers_against_themselves():
     assert evidence_rows.empty  # a survey's numbers against their own counts are no evidence about a method
     assert claims["verdict"].value_counts()[V.NOT_TESTED] == 2  # no count; no Table III row
     sixty = claims[claims["statement"].str.contains("60% (55/111)", regex=False)].iloc[0]
-    assert sixty["verdict"] == V.PAPER_VS_ITSELF and sixty["evidence"].startswith("disagrees")
-    assert "55/91" not in sixty["evidence"] or "denominator" in sixty["evidence"]
+    assert sixty["verdict"] == V.PAPER_VS_ITSELF and sixty["evidence"].startswith("differs, explained")
+    assert "denominator 91" in sixty["evidence"]
+    table = S4.agreement(TOTALS, AUDIT, CHECKS, S4.calibrated_cic(), SIMULATED).set_index("item")
+    for _, claim in claims[claims.index.str.startswith("gentzel_percentage")].iterrows():  # one cell, one verdict
+        text = claim["statement"].split('"')[1]
+        if text in table.index:
+            assert claim["evidence"].startswith(f"{table.loc[text, 'status']} (agreement table)")
     assert claims.loc["cheng_tools_1", "evidence"].startswith("disagrees")
     assert "reading 1 of 3" in claims.loc["cheng_tools_1", "statement"]
     cic = claims.loc["shimoni_cic"]
-    assert cic["verdict"] == V.PAPER_VS_ITSELF and cic["evidence"].startswith("disagrees") and "0.204" in cic["evidence"]
+    assert cic["verdict"] == V.PAPER_VS_ITSELF and cic["evidence"].startswith("differs (agreement table)") and "0.204" in cic["evidence"]
 
 
 def test_study4_agreement_explains_a_cell_only_by_a_named_alternative_that_gives_its_printed_value():

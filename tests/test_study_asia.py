@@ -177,13 +177,13 @@ def test_paper_consistency_on_the_papers_own_numbers():
         return table.iloc[i]
 
     sachs = row("sachs", "hc", "nCED = SHD (DAG) / N(N-1), N = 11, reversal costs 2 in SHD")
-    assert not sachs["agrees"] and sachs["implied"].startswith("0.155")  # 17 / 110, printed 0.21
-    assert row("sachs", "hc", "nCED between SHD / N(N-1) and 2 SHD / N(N-1), reversal costs 1 in SHD")["agrees"]
-    assert not row("asia and sachs", "pc", "different networks give different count-based rows")["agrees"]
+    assert not sachs[S.FITS] and sachs["implied"].startswith("0.155")  # 17 / 110, printed 0.21
+    assert row("sachs", "hc", "nCED between SHD / N(N-1) and 2 SHD / N(N-1), reversal costs 1 in SHD")[S.FITS]
+    assert not row("asia and sachs", "pc", "different networks give different count-based rows")[S.FITS]
     roc = table[table["check"].str.startswith("ROC AUC")]
-    assert len(roc) == 6 and roc["agrees"].all()
+    assert len(roc) == 6 and roc[S.FITS].all()
     lines = table[table["check"].str.startswith("nCED a line")]
-    assert lines["agrees"].all() and (lines["kind"] == "the paper's definitions").all()
+    assert lines[S.FITS].all() and (lines["kind"] == "the paper's definitions").all()
 
 
 def test_paper_consistency_catches_a_planted_error():
@@ -195,9 +195,9 @@ def test_paper_consistency_catches_a_planted_error():
     paper2 = pd.DataFrame({"network": "asia", "algorithm": "hc", "metric": ["SHD (DAG)", "nCED (k=0.2)"],
                            "value": [11, 0.20], "starred": False})  # 11 / 56 = 0.196: consistent
     table = S.paper_consistency(paper1, paper2, truths).set_index("check")
-    assert not table.loc["nCED a line in k with slope >= 0 (eq. 7)", "agrees"]
+    assert not table.loc["nCED a line in k with slope >= 0 (eq. 7)", S.FITS]
     assert table.loc["nCED a line in k with slope >= 0 (eq. 7)", "misses_by"] == pytest.approx(0.005, abs=1e-6)
-    assert table.loc["nCED = SHD (DAG) / N(N-1), N = 8, reversal costs 2 in SHD", "agrees"]
+    assert table.loc["nCED = SHD (DAG) / N(N-1), N = 8, reversal costs 2 in SHD", S.FITS]
 
 
 # ---------------------------------------------------------------- SHD variants
@@ -350,7 +350,7 @@ def test_prc_readings_by_hand_and_on_the_papers_rows():
     assert list(S.PRC_READINGS)[0] == "step-wise"
     paper2 = report.paper_values("rehak_table2")
     table = S.prc_readings(paper2, {n: network_graph(n) for n in paper2["network"].unique()})
-    assert len(table) == 6 * len(S.PRC_READINGS) and table["agrees"].dtype == bool
+    assert len(table) == 6 * len(S.PRC_READINGS) and table[S.FITS].dtype == bool
     support = S.prc_support(table, S.prc_figure6_linear(S.five_node_dag(), 0))
     assert (support["agree"] <= support["rows"]).all()
     # the step-wise reading is linear in R when P stays 1 (no false positive along TP -> FN)
@@ -380,13 +380,16 @@ def test_claims_report_both_reversal_readings_together_in_the_vocabulary():
                                       truths)
     t1 = pd.DataFrame({"algorithm": ["hc", "pc"], "k": 0.2, "ours": [0.1, 0.2], "paper": np.nan})
     shd = pd.DataFrame(columns=["network", "algorithm", "column", "paper", "variant", "ours", "distance", "closest"])
-    beh = pd.DataFrame({"panel": ["(a) TP -> FN"], "metric": ["F1"], "sensitive": [True], "linear": [False],
-                        "paper sensitive": [True], "paper linear": [np.nan]})
+    beh = pd.DataFrame({"panel": ["(a) TP -> FN"] * 2, "metric": ["F1", "PRC AUC"], "sensitive": [True, True],
+                        "linear": [False, True], "paper sensitive": [True, True], "paper linear": [np.nan, False]})
+    prc = pd.DataFrame({"reading": ["step-wise", "trapezoid"], "linear along Figure 6(a)": [True, False]})
     t3 = pd.DataFrame({"metric": ["F1", "SHD (DAG)"], "lower_bound": 0, "upper_bound": [1.0, np.nan],
                        "observed_min": 0.0, "observed_max": [1.0, 9.0], "pairs": 4, "graphs": "all DAGs",
                        "within claimed bounds": True})
-    table = S.claims(t1, consistency, shd, beh, t3)
+    table = S.claims(t1, consistency, shd, beh, t3, 10, prc)
     assert set(table["verdict"]) <= set(verdicts.VERDICTS)
+    prc_linear = table.loc["figure6_a_PRC AUC_linear"]  # issue 35: true under one reading, false under the other
+    assert prc_linear["verdict"] == verdicts.DEPENDS_ON_READING and "true under trapezoid" in prc_linear["evidence"]
     reversal = table[table["statement"].str.contains("either reading of a reversal")]
     assert len(reversal) == 2  # asia hc and sachs hc, one row each
     sachs = reversal[reversal["statement"].str.contains("sachs")].iloc[0]
@@ -394,6 +397,22 @@ def test_claims_report_both_reversal_readings_together_in_the_vocabulary():
     assert not table["statement"].str.contains("reversal costs").any()  # never one reading alone
     assert table.loc["table3_SHD (DAG)", "verdict"] == verdicts.BY_CONSTRUCTION
     assert table.loc["table3_F1", "verdict"] == verdicts.BY_CONSTRUCTION  # a ratio: in [0, 1] by its definition
+
+
+def test_table1_order_is_tested_and_a_tie_decides_nothing():
+    """Issue 35: Table 1's order by nCED rests on Welch tests (Holm), not printed means: learners
+    apart at printed precision but within their spread leave the claim undecided."""
+    from causaleval import verdicts
+    from causaleval.studies.asia_mag_nced.claims import _table1_highest
+
+    paper = {("hc", 0.0): 0.17, ("pc", 0.0): 0.12, ("hc", 0.5): 0.17, ("pc", 0.5): 0.18}
+    rows = [{"algorithm": a, "k": k, "paper": v} for (a, k), v in paper.items()]
+    close = pd.DataFrame(rows).assign(ours=[0.21, 0.13, 0.21, 0.19], sd=0.1)
+    assert _table1_highest(close, 10)["verdict"] == verdicts.UNDECIDED
+    apart = close.assign(ours=[0.21, 0.13, 0.30, 0.10], sd=0.01)
+    assert _table1_highest(apart, 10)["verdict"] == verdicts.DOES_NOT_HOLD  # hc far above pc at k = 0.5
+    agreeing = close.assign(ours=[0.21, 0.13, 0.10, 0.30], sd=0.01)
+    assert _table1_highest(agreeing, 10)["verdict"] == verdicts.HOLDS
 
 
 def test_committed_tables_use_only_the_vocabulary():

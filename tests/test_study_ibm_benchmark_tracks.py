@@ -114,6 +114,8 @@ def test_claims_and_agreement(scaling, censoring):
     ours, reasons = S.our_values(4802, [200, 400], 400)
     table = S.agreement(report.paper_values(S.PAPER_VALUES), ours, reasons)
     assert table.loc["delta", "status"] == V.NOT_COMPARABLE  # the kit's own constant is no evidence
+    for item in S.DATA_SETTINGS:  # issue 35: sizes drawn from ACIC 2016 covariates, not the paper's LBIDD
+        assert table.loc[item, "status"] == V.NOT_COMPARABLE and "ACIC 2016" in table.loc[item, "reason"]
     assert table.loc["cic_reliable_interval", "status"] == V.DIFFERS and table.loc["cic_reliable_interval", "reason"]
     assert table.loc["cic_reliable_interval", "ours"] == pytest.approx(np.sqrt(2 / np.pi) / (2 * 1.959964), rel=1e-6)
     assert set(table["status"]) <= set(V.AGREEMENT)

@@ -105,11 +105,12 @@ def test_structural_hamming_equals_gadjid_on_cpdags():
 def test_fisher_interval_and_strength_classes():
     low, high = verdicts.correlation_interval(0.64, 30)
     assert (round(low, 2), round(high, 2)) == (0.36, 0.81)
-    assert S.strength(low, high) == "not decided"  # straddles 0.7: neither strong nor not
-    assert S.strength(*verdicts.correlation_interval(0.95, 30)) == "strong"
-    assert S.strength(*verdicts.correlation_interval(0.0, 200)) == "weak"
-    assert S.strength(*verdicts.correlation_interval(0.5, 300)) == "neither"
-    assert S.strength(*verdicts.correlation_interval(0.1, 30)) == "not decided"  # 30 networks cannot show weakness
+    assert S.strong(low, high) == "undecided"  # straddles 0.7: neither strong nor not
+    assert S.strong(*verdicts.correlation_interval(0.95, 30)) == "holds"
+    assert S.weak(*verdicts.correlation_interval(0.0, 200)) == "holds"
+    middle = verdicts.correlation_interval(0.5, 300)
+    assert S.strong(*middle) == S.weak(*middle) == "does not hold"
+    assert S.weak(*verdicts.correlation_interval(0.1, 30)) == "undecided"  # 30 networks cannot show weakness
 
 
 def _fig2(shd, sid, tvd):
@@ -135,7 +136,7 @@ def test_pairwise_calls_and_the_headline_verdict():
 
 def test_correlation_claims_are_undecided_when_the_interval_straddles():
     corr = pd.DataFrame([{"learner": "ges", "measures": "SHD-TVD", "pearson": r, "95% low": lo, "95% high": hi,
-                          "class": S.strength(lo, hi)} for r, (lo, hi) in [(0.1, verdicts.correlation_interval(0.1, 30))]])
+                          } for r, (lo, hi) in [(0.1, verdicts.correlation_interval(0.1, 30))]])
     assert S.claims._correlation_claim(corr, ["ges"], "SHD-TVD", "weak")[0] == "undecided"
     assert S.claims._correlation_claim(corr, ["ges"], "SHD-TVD", "strong")[0] == "does not hold"
 
@@ -179,7 +180,7 @@ def test_a_registered_metric_gets_a_column_and_a_correlation_with_tvd(monkeypatc
     corr = S.correlations(rows, ["edge_count_gap"]).set_index(["learner", "measures"])
     assert corr.loc[("mmhc", "edge_count_gap-TVD"), "n"] == 4
     assert corr.loc[("pc", "edge_count_gap-TVD"), "n"] == 0
-    assert corr.loc[("pc", "edge_count_gap-TVD"), "class"] == "not decided"
+    assert corr.loc[("pc", "edge_count_gap-TVD"), S.STRONG_COLUMN] == "not tested"
     custom.register_metric("tvd")(lambda truth, learned: np.zeros(len(learned)))
     with pytest.raises(ValueError, match="'tvd' is a column of Figure 2"):
         S.check_params({**DEFAULTS, "metrics": ["tvd"]})

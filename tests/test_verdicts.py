@@ -76,6 +76,8 @@ def test_explained_only_when_the_alternative_moves_the_cell_to_match():
     assert V.explained(row, "0.25", "endpoint reading", [0.251, 0.249, 0.25], tried=4)["status"] == V.EXPLAINED
     kept = V.explained(row, "0.25", "endpoint reading", [0.3, 0.31, 0.29])
     assert kept["status"] == V.DIFFERS and kept["value_under_alternative"] == pytest.approx(0.3)
+    # issue 35: the alternative's interval is shown beside its value
+    assert kept["low_under_alternative"] < kept["value_under_alternative"] < kept["high_under_alternative"]
 
 
 def test_claims_table_refuses_unknown_verdicts_and_untested_claims_without_a_reason():
@@ -112,6 +114,8 @@ def test_all_greater_is_holm_corrected_and_decides_three_ways():
     assert V.all_greater({"mc3": [0.0, 0.0, 0.0]})[0] == V.UNDECIDED
     # noisy around 0
     assert V.all_greater({"a": [0.1, -0.1, 0.05, -0.02]})[0] == V.UNDECIDED
+    # no spread decides nothing (issue 35: Figure 3's extra mass, 0 in both seeds, is no evidence)
+    assert V.all_greater({"constant": [0.05, 0.05]})[0] == V.UNDECIDED
     # one run decides nothing
     assert V.all_greater({"a": [0.5]})[0] == V.UNDECIDED
     assert V.all_greater({})[0] == V.NOT_TESTED

@@ -2,10 +2,11 @@
 
 Every output ``<dir>/<name>.<ext>`` gets a sidecar ``<name>.provenance.json`` with the
 study, the parameters and their hash, what identifies the code (:func:`code_state`: a
-SHA-256 of the kit's sources and one of the notebook's cell sources, and the git commit
-when those equal the commit's), the versions of the packages that made it and the numerical
-environment it was computed in (:func:`causaleval.numenv.describe`: the BLAS libraries with
-their kernels and threads, the XLA flags and numba's target). Files are
+SHA-256 of the kit's sources and one of the notebook's cell sources, the git commit the
+code was checked out at and the files that differed from it), the versions of the packages
+that made it and the numerical environment it was computed in (:func:`causaleval.numenv.describe`:
+the BLAS libraries with their kernels and threads, the XLA flags and numba's target).
+:func:`code_matches` tells whether a checkout holds the code a stamp names. Files are
 written atomically (to a temporary file, then renamed), so an interrupted run never
 leaves half a table. :func:`compare_figures` lists the outputs that differ from the
 committed ones (``causaleval check-figures``).
@@ -26,6 +27,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from causaleval import numenv, paths
@@ -98,14 +100,41 @@ def notebook_hash(text: str) -> str:
 
 
 def code_state(study: str) -> dict[str, Any]:
-    """What identifies the code that made a study's output: ``kit_sha256``
-    (:func:`kit_hash`), ``notebook`` and ``notebook_sha256`` (:func:`notebook_hash`; None
-    without a notebook) and ``commit``: git's HEAD when the kit's files and the notebook's
-    sources equal HEAD's, else None (the hashes still identify the code)."""
+    """What identifies the code that made a study's output: ``kit_sha256`` (:func:`kit_hash`),
+    ``notebook`` and ``notebook_sha256`` (:func:`notebook_hash`; None without a notebook),
+    ``commit``: git's HEAD (None outside git), and ``dirty``: the kit's files and the notebook
+    that differ from HEAD (empty for a run from a clean tree; None outside git).
+
+    Outputs are written before the commit that holds them exists, so a stamp names the commit
+    the code started from and what had changed; the hashes say whether a checkout holds that
+    code (:func:`code_matches`)."""
     notebook = paths.study_notebook(study)
     nb_hash = _hash_if_readable(notebook)
+    head, dirty = _head_and_changes(notebook, nb_hash)
     return {"kit_sha256": kit_hash(), "notebook": paths.display(notebook) if notebook else None,
-            "notebook_sha256": nb_hash, "commit": _clean_commit(notebook, nb_hash)}
+            "notebook_sha256": nb_hash, "commit": head, "dirty": dirty}
+
+
+def code_matches(code: Mapping[str, Any], study: str) -> bool:
+    """Whether this checkout holds the code a stamp's ``code`` (:func:`code_state`) names: its
+    kit's sources and the study's notebook hash as recorded. A fresh clone of the commit that
+    holds an output and its code matches, whichever commit the run started from."""
+    notebook = paths.study_notebook(study)
+    return (code.get("kit_sha256") == _kit_hash_now(paths.KIT)
+            and code.get("notebook_sha256") == _hash_if_readable(notebook))
+
+
+def head() -> str | None:
+    """git's HEAD of the kit's checkout; None outside git."""
+    try:
+        return _git("rev-parse", "HEAD").strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def _kit_hash_now(kit: Path) -> str:
+    """:func:`kit_hash` of the files as they are now (not as this process imported them)."""
+    return _kit_hash.__wrapped__(kit)
 
 
 def _hash_if_readable(notebook: Path | None) -> str | None:
@@ -120,8 +149,8 @@ def save_table(
     table: pd.DataFrame, name: str, *, study: str, params: Mapping[str, Any],
     out: str | os.PathLike | None = None, float_format: str = "{:.3f}",
 ) -> list[Path]:
-    """Write ``table`` as CSV (full precision), LaTeX and Markdown (rounded) plus provenance,
-    to :func:`output_dir`."""
+    """Write ``table`` as CSV (full precision), LaTeX and Markdown (rounded; :func:`readable`: yes/no
+    and a dash for a missing value) plus provenance, to :func:`output_dir`."""
     folder = output_dir(study, out, params)
     fmt = float_format.format
     written = [
@@ -129,10 +158,29 @@ def save_table(
         atomic_write(folder / f"{name}.tex", lambda p: Path(p).write_text(
             table.to_latex(float_format=fmt, na_rep="--"))),
         atomic_write(folder / f"{name}.md", lambda p: Path(p).write_text(
-            table.reset_index().to_markdown(index=False, floatfmt=float_format.strip("{}:")) + "\n")),
+            readable(table.reset_index()).to_markdown(index=False, floatfmt=float_format.strip("{}:"),
+                                                      missingval=MISSING) + "\n")),
     ]
     written.append(_stamp(folder, name, study, params))
     return written
+
+
+MISSING = "\u2014"
+
+
+def readable(table: pd.DataFrame) -> pd.DataFrame:
+    """A table for reading (Markdown): a true/false value as ``yes``/``no`` and a missing one as None
+    (which ``to_markdown(missingval=MISSING)`` prints as an em dash); numbers stay numbers, so the
+    float format still applies."""
+    def cell(v: Any) -> Any:
+        if isinstance(v, (bool, np.bool_)):
+            return "yes" if v else "no"
+        return None if pd.api.types.is_scalar(v) and pd.isna(v) else v
+
+    out = pd.DataFrame({i: pd.Series([cell(v) for v in table.iloc[:, i]], index=table.index, dtype=object)
+                        for i in range(table.shape[1])})
+    out.columns = table.columns
+    return out
 
 
 def save_figure(
@@ -242,21 +290,27 @@ def _git(*args: str, text: bool = True) -> Any:
     return subprocess.run(["git", *args], cwd=paths.ROOT, capture_output=True, text=text, check=True).stdout
 
 
-def _clean_commit(notebook: Path | None, nb_hash: str | None) -> str | None:
-    """HEAD when ``lib/causaleval`` has no change against it (tracked or untracked) and the
-    notebook's sources hash like HEAD's copy; None otherwise or outside git."""
+def _head_and_changes(notebook: Path | None, nb_hash: str | None) -> tuple[str | None, list[str] | None]:
+    """``(HEAD, changed)``: git's HEAD and the files of ``lib/causaleval`` (tracked or untracked)
+    and the notebook (by its sources' hash, so outputs do not count) that differ from it; a user's
+    study's notebook is outside the kit's history and counts as changed. ``(None, None)``
+    outside git."""
+    head_commit = head()
+    if head_commit is None:
+        return None, None
     try:
-        if _git("status", "--porcelain", "--", str(paths.KIT)).strip():
-            return None
+        changed = sorted(line[3:].strip() for line in _git("status", "--porcelain", "--", str(paths.KIT)).splitlines()
+                         if line.strip())
         if notebook is not None:
             if paths.is_user_study(notebook):
-                return None  # a user's study: its own folder's history is not the kit's
-            committed = _git("show", f"HEAD:{notebook.resolve().relative_to(paths.ROOT).as_posix()}")
-            if notebook_hash(committed) != nb_hash:
-                return None
-        return _git("rev-parse", "HEAD").strip()
+                changed.append(paths.display(notebook))
+            else:
+                relative = notebook.resolve().relative_to(paths.ROOT).as_posix()
+                if notebook_hash(_git("show", f"HEAD:{relative}")) != nb_hash:
+                    changed.append(relative)
+        return head_commit, changed
     except (OSError, ValueError, subprocess.CalledProcessError):
-        return None
+        return None, None
 
 
 def _version(pkg: str) -> str | None:

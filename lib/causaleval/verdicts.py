@@ -10,6 +10,13 @@ Claims (a statement of a paper, tested):
   apart, never counted as evidence about the paper.
 * ``paper vs itself``: a check of the paper's internal consistency; its own table, not evidence
   about the paper's method.
+* ``depends on reading``: the statement is true under some of the named readings of the paper
+  (of a figure, a definition, a term) and false under others; the row gives each reading's
+  outcome (:func:`by_reading`). Used only where the readings give both outcomes.
+
+A tie decides nothing: an interval containing the claim's threshold, or a test that does not
+reject, gives ``undecided``, never ``does not hold``; a claim over several comparisons is
+Holm-corrected.
 
 Only the first three count on the report's front page (:data:`EVIDENCE`).
 
@@ -19,7 +26,7 @@ Agreement (our number beside the paper's, cell by cell), :func:`agreement`:
   our mean's confidence interval over independent runs (t interval, :func:`mean_interval`), or
   within half a unit of the paper's last printed digit, whichever is wider; the row says which.
 * ``differs``; ``differs, explained``: the cell matches, by the same rule, under a named
-  alternative (test, reading, sample size) whose value the row shows (:func:`explained`);
+  alternative (test, reading, sample size) whose value and interval the row shows (:func:`explained`);
 * ``not comparable``: the data are not the paper's (nor the paper's generator); the row says why.
 """
 
@@ -36,8 +43,9 @@ import pandas as pd
 
 HOLDS, DOES_NOT_HOLD, UNDECIDED = "holds", "does not hold", "undecided"
 NOT_TESTED, BY_CONSTRUCTION, PAPER_VS_ITSELF = "not tested", "by construction", "paper vs itself"
+DEPENDS_ON_READING = "depends on reading"
 EVIDENCE = (HOLDS, DOES_NOT_HOLD, UNDECIDED)
-VERDICTS = EVIDENCE + (NOT_TESTED, BY_CONSTRUCTION, PAPER_VS_ITSELF)
+VERDICTS = EVIDENCE + (NOT_TESTED, BY_CONSTRUCTION, PAPER_VS_ITSELF, DEPENDS_ON_READING)
 
 MATCHES, DIFFERS, EXPLAINED, NOT_COMPARABLE = "matches", "differs", "differs, explained", "not comparable"
 AGREEMENT = (MATCHES, DIFFERS, EXPLAINED, NOT_COMPARABLE)
@@ -45,7 +53,7 @@ AGREEMENT = (MATCHES, DIFFERS, EXPLAINED, NOT_COMPARABLE)
 CLAIM_COLUMNS = ("claim", "statement", "source", "verdict", "statistic", "low", "high", "threshold", "test",
                  "evidence")
 AGREEMENT_COLUMNS = ("item", "ours", "low", "high", "n_runs", "paper", "rule", "status", "alternative",
-                     "value_under_alternative", "reason")
+                     "value_under_alternative", "low_under_alternative", "high_under_alternative", "reason")
 LEVEL = 0.95
 
 
@@ -184,17 +192,16 @@ def all_of(pvalues: Sequence[float], alpha: float = 0.05) -> tuple[str, str]:
 
 def one_sided_p(values: Sequence[float]) -> tuple[float, float]:
     """``(p_greater, p_less)``: one-sample t-test p-values of ``mean > 0`` and ``mean < 0`` over
-    independent runs. With no spread the sign decides (0 or 1); with fewer than two runs, or all
-    values 0, nothing is decided (1, 1)."""
+    independent runs. With fewer than two runs, or no spread (every run the same value: the t
+    statistic is undefined, and a constant shows no run-to-run variation to test against), nothing
+    is decided (1, 1)."""
     from scipy import stats
 
     x = np.asarray(values, dtype=float)
     if np.isnan(x).any():
         raise ValueError("one_sided_p: a value is NaN; leave undefined runs out and count them")
-    if len(x) < 2 or not x.any():
+    if len(x) < 2 or x.std(ddof=1) == 0:
         return 1.0, 1.0
-    if x.std(ddof=1) == 0:
-        return (0.0, 1.0) if x.mean() > 0 else (1.0, 0.0)
     t = stats.ttest_1samp(x, 0.0)
     half = float(t.pvalue) / 2
     return (half, 1 - half) if t.statistic > 0 else (1 - half, half)
@@ -219,6 +226,20 @@ def all_greater(differences: Mapping[str, Sequence[float]], alpha: float = 0.05)
         below = ", ".join(n for n, r in zip(names, less) if r)
         return DOES_NOT_HOLD, f"{tested}; significantly below 0: {below}"
     return UNDECIDED, tested
+
+
+def welch_p(a: tuple[float, float, int], b: tuple[float, float, int], alternative: str = "two-sided") -> float:
+    """The p-value of Welch's t-test of two means given as ``(mean, sd, n)`` (``sd`` with ``ddof=1``; Welch 1947):
+    ``t = (m_a - m_b) / sqrt(s_a^2 / n_a + s_b^2 / n_b)`` on the Welch-Satterthwaite degrees of
+    freedom; ``alternative`` ``"greater"`` tests ``m_a > m_b``. Nothing is decided (1.0) with fewer
+    than two runs on a side or no spread on either: a tie of constants is no evidence."""
+    from scipy import stats
+
+    (m_a, s_a, n_a), (m_b, s_b, n_b) = a, b
+    if min(n_a, n_b) < 2 or math.isnan(s_a) or math.isnan(s_b) or (s_a == 0 and s_b == 0):
+        return 1.0
+    return float(stats.ttest_ind_from_stats(m_a, s_a, n_a, m_b, s_b, n_b, equal_var=False,
+                                            alternative=alternative).pvalue)
 
 
 def printed_half_unit(printed: Any) -> float:
@@ -251,7 +272,7 @@ def agreement(ours: Iterable[float] | float | Interval, paper: Any, *, item: str
             "paper": value, "rule": " and ".join(rules) if rules else
             ("interval and printed precision" if interval.defined else "printed precision (one run)"),
             "status": MATCHES if rules else DIFFERS, "alternative": "", "value_under_alternative": math.nan,
-            "reason": ""}
+            "low_under_alternative": math.nan, "high_under_alternative": math.nan, "reason": ""}
 
 
 def explained(row: Mapping[str, Any], paper: Any, alternative: str, values: Iterable[float] | float | Interval,
@@ -259,13 +280,15 @@ def explained(row: Mapping[str, Any], paper: Any, alternative: str, values: Iter
     """``row`` (a ``differs`` agreement row for the paper's value ``paper``, as printed) re-judged
     under a named ``alternative``: ``differs, explained`` when the cell matches, by the rule of
     :func:`agreement`, with ``values`` (per run) under the alternative; otherwise unchanged. The
-    alternative's value is shown either way; ``tried`` counts the alternatives tried for the cell."""
+    alternative's value and its interval are shown either way; ``tried`` counts the alternatives tried
+    for the cell."""
     if row["status"] != DIFFERS:
         return dict(row)
     redo = agreement(values, paper, item=str(row["item"]))
     out = dict(row)
     out["alternative"] = alternative + (f" (1 of {tried} readings tried)" if tried > 1 else "")
     out["value_under_alternative"] = redo["ours"]
+    out["low_under_alternative"], out["high_under_alternative"] = redo["low"], redo["high"]
     if redo["status"] == MATCHES:
         out["status"] = EXPLAINED
         out["reason"] = f"matches under {alternative} ({redo['rule']})"
@@ -278,7 +301,7 @@ def not_comparable(item: str, ours: float, paper: float, reason: str) -> dict[st
         raise ValueError(f"not_comparable({item!r}): a reason is required")
     return {"item": item, "ours": ours, "low": math.nan, "high": math.nan, "n_runs": 0, "paper": paper,
             "rule": "", "status": NOT_COMPARABLE, "alternative": "", "value_under_alternative": math.nan,
-            "reason": reason}
+            "low_under_alternative": math.nan, "high_under_alternative": math.nan, "reason": reason}
 
 
 def claim(claim_id: str, statement: str, verdict: str, evidence: str, *, source: str = "",
@@ -295,6 +318,17 @@ def claim(claim_id: str, statement: str, verdict: str, evidence: str, *, source:
     return {"claim": claim_id, "statement": statement, "source": source, "verdict": verdict,
             "statistic": statistic, "low": low, "high": high, "threshold": threshold, "test": test,
             "evidence": evidence}
+
+
+def by_reading(outcomes: Mapping[str, bool]) -> tuple[str | None, str]:
+    """A statement judged under each named reading (``{reading: true under it}``):
+    ``depends on reading`` when the readings give both outcomes, else None (the caller judges the
+    statement as one); and the outcomes as text, e.g. ``"true under a, b; false under c"``."""
+    true = [r for r, ok in outcomes.items() if ok]
+    false = [r for r, ok in outcomes.items() if not ok]
+    text = "; ".join(f"{word} under {', '.join(names)} ({len(names)} of {len(outcomes)} readings)"
+                     for word, names in (("true", true), ("false", false)) if names)
+    return (DEPENDS_ON_READING if true and false else None), text
 
 
 def claims_table(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:

@@ -38,7 +38,7 @@ from typing import Any
 import pandas as pd
 import yaml
 
-from causaleval import paths, verdicts
+from causaleval import paths, report, verdicts
 from causaleval.studies import studies
 
 VERDICT_COLUMNS = ("verdict", "holds here")
@@ -302,7 +302,22 @@ def _provenance(stamp: dict[str, Any] | None) -> str:
     if not code:
         return "no stamp"
     return (f"kit {e(str(code.get('kit_sha256', ''))[:12])}, notebook {e(str(code.get('notebook_sha256', ''))[:12])}, "
-            f"commit {e(str(code.get('commit') or 'none (tree differs from HEAD)'))}")
+            f"{e(_commit(code, str((stamp or {}).get('study', ''))))}")
+
+
+def _commit(code: dict[str, Any], study: str) -> str:
+    """The commit whose code made an output: this checkout's HEAD when its kit and notebook hash as
+    the stamp records (:func:`causaleval.report.code_matches`), else the commit the run started
+    from and the files it had changed."""
+    if report.code_matches(code, study):
+        head = report.head()
+        return f"commit {head} (its code hashes as the stamp records)" if head else "this checkout's code (no git)"
+    start, dirty = code.get("commit"), code.get("dirty")
+    if not start:
+        return "commit unknown (run outside git); code differs from this checkout"
+    changes = f" with {len(dirty)} changed file(s): {', '.join(dirty)}" if dirty else (
+        "" if dirty is not None else " (changes not recorded)")
+    return f"started from commit {start}{changes}; code differs from this checkout"
 
 
 def _runs(page: StudyPage) -> str:

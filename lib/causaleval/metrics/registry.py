@@ -409,7 +409,8 @@ def master_table(examples: Mapping[str, tuple[str, Sequence[Any], Mapping[str, A
 
     ``examples`` maps a metric's name to ``(description, args, kwargs)``. Columns: value
     (a curve shows its maximum), the independent implementation, its value and whether ours
-    agrees with it; the hand case's expected value, ours, and whether they agree. An entry
+    equals it (``equals independent``); the hand case's expected value, ours, and whether they are equal
+    (``equals hand case``). An entry
     with no example is listed with empty values, so a missing example is visible.
     """
     rows = []
@@ -423,25 +424,25 @@ def master_table(examples: Mapping[str, tuple[str, Sequence[Any], Mapping[str, A
             if m.reference is not None:
                 theirs = m.reference(*args, **kwargs)
                 row["independent value"] = _summary(theirs)
-                row["agrees with independent"] = bool(np.allclose(np.asarray(ours, float), np.asarray(theirs, float),
+                row["equals independent"] = bool(np.allclose(np.asarray(ours, float), np.asarray(theirs, float),
                                                                   rtol=rtol, atol=atol, equal_nan=True))
         if m.hand is not None:
             args, expected = m.hand
             got = m.function(*args)
             row.update({"hand case expected": float(expected), "hand case ours": float(got),
-                        "agrees with hand case": bool(np.isclose(got, expected, rtol=rtol, atol=atol))})
+                        "equals hand case": bool(np.isclose(got, expected, rtol=rtol, atol=atol))})
         rows.append(row)
     columns = ["task", "source", "example", "value", "independent implementation", "independent value",
-               "agrees with independent", "hand case expected", "hand case ours", "agrees with hand case"]
+               "equals independent", "hand case expected", "hand case ours", "equals hand case"]
     return pd.DataFrame(rows).set_index("metric").reindex(columns=columns)
 
 
 def cross_check_counts(master: pd.DataFrame) -> pd.Series:
     """How many entries have a worked example, an independent implementation (and agree with
     it), a hand-computed case (and agree with it), and neither kind of check."""
-    independent = master["agrees with independent"].dropna()
-    hand = master["agrees with hand case"].dropna()
-    neither = master["agrees with independent"].isna() & master["agrees with hand case"].isna()
+    independent = master["equals independent"].dropna()
+    hand = master["equals hand case"].dropna()
+    neither = master["equals independent"].isna() & master["equals hand case"].isna()
     return pd.Series({"metrics": len(master), "with a worked example": int(master["value"].notna().sum()),
                       "checked against an independent implementation": len(independent),
                       "agreeing with it": int(independent.astype(bool).sum()),

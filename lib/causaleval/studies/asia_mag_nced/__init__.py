@@ -29,13 +29,13 @@ from causaleval.api import learn_graphs
 from causaleval.studies.asia_mag_nced.prc import PRC_READINGS, prc_figure6_linear, prc_readings, prc_support
 from causaleval.studies.asia_mag_nced.sweep import CI_LEARNERS, MainRun, closest_settings, sensitivity_table
 from causaleval.studies.asia_mag_nced.tables import (
-    COUNT_METRICS, READINGS, bounded_scores, causallearn_matrix, compare, count_within, describe_highest, gaps,
+    COUNT_METRICS, FITS, READINGS, bounded_scores, causallearn_matrix, compare, count_within, describe_highest, gaps,
     highest_by_k, mark_spread, read_graphs, reading_table, table1, table2_display, table2_scores,
 )
 
 STUDY = "01_asia_mag_nced"
 
-__all__ = ["CAUSE_READING", "CI_LEARNERS", "COUNT_METRICS", "FIVE_NODE_EDGES", "MainRun", "PRC_READINGS", "READINGS", "STUDY", "agreement",
+__all__ = ["CAUSE_READING", "CI_LEARNERS", "COUNT_METRICS", "FITS", "FIVE_NODE_EDGES", "MainRun", "PRC_READINGS", "READINGS", "STUDY", "agreement",
            "alternative_cells", "printed_values",
            "agreement_summary", "all_dags", "all_universal_graphs", "bounded_scores", "causallearn_matrix",
            "check_bounds", "check_params", "claims", "closest_settings", "closing_markdown", "compare",

@@ -7,12 +7,13 @@ import io
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from causaleval import paths, verdicts
 from causaleval.graphs import CausalGraph, GraphBatch
 from causaleval.learn.learners import get_learner
-from causaleval.studies.asia_mag_nced.tables import COUNT_METRICS, compare, describe_highest, highest_by_k
+from causaleval.studies.asia_mag_nced.tables import COUNT_METRICS, FITS, compare, describe_highest, highest_by_k
 
 
 #: the reading of :data:`READINGS` tested as the cause of the gaps (one of the readings tried)
@@ -80,7 +81,7 @@ def agreement(spread: pd.DataFrame, alternative: pd.DataFrame, consistency: pd.D
 def _contradicted(cell: dict[str, Any], consistency: pd.DataFrame) -> str:
     """The failed checks of the paper's own numbers that bear on this printed cell."""
     failed = consistency[(consistency["table"].astype(str) == "2") & (consistency["kind"] == "the paper's definitions")
-                         & (consistency["algorithm"] == cell["algorithm"]) & ~consistency["agrees"].astype(bool)]
+                         & (consistency["algorithm"] == cell["algorithm"]) & ~consistency[FITS].astype(bool)]
     found = []
     for c in failed.to_dict("records"):
         if cell["network"] not in str(c["network"]).split(" and "):
@@ -91,6 +92,10 @@ def _contradicted(cell: dict[str, Any], consistency: pd.DataFrame) -> str:
             found.append(f"the paper prints the same count-based values for {cell['algorithm']} on {c['network']} "
                          f"({c['printed']})")
     return "; ".join(found)
+
+
+def _yes_no(value: Any) -> str:
+    return "yes" if bool(value) else "no"
 
 
 #: Marks a check of :func:`paper_consistency` as one reading of a reversal's cost in SHD.
@@ -116,35 +121,69 @@ def _consistency_evidence(c: dict[str, Any], named: bool) -> str:
     """One check's outcome; ``named``: prefixed by the check itself (a reading among several)."""
     misses = c["misses_by"]
     return ((f"{c['check']}: " if named else "")
-            + f"{'agree' if c['agrees'] else 'disagree'} ({c['kind']}): implied {c['implied']}, printed {c['printed']}"
+            + f"{'agree' if c[FITS] else 'disagree'} ({c['kind']}): implied {c['implied']}, printed {c['printed']}"
             + (f" (misses by {misses:.4f})" if pd.notna(misses) and misses > 1e-9 else ""))
 
 
+def _table1_highest(t1: pd.DataFrame, n_graphs: int) -> dict[str, Any]:
+    """Table 1's order of the learners by nCED, tested. At each k the paper's highest learners
+    (its printed values' maximum, :func:`highest_by_k`) must lie above every other learner, and
+    tie each other. Against it: a learner significantly above one the paper puts highest (Welch,
+    one-sided), or two the paper ties significantly apart (Welch, two-sided); for it: each of
+    the paper's highest significantly above each other learner (one-sided). Each family is Holm-
+    corrected over all k and pairs (:func:`causaleval.verdicts.holm`). ``does not hold`` when a test
+    against rejects, ``holds`` when every test for rejects and the paper names no tie (a tie can
+    only be contradicted), else ``undecided``: a tie at printed precision decides nothing."""
+    by_k = highest_by_k(t1)
+    cell = {(r["k"], r["algorithm"]): (float(r["ours"]), float(r["sd"]), n_graphs) for r in t1.to_dict("records")}
+    against, support, ties = [], [], False
+    for k, leaders in zip(by_k["k"], by_k["highest (paper)"]):
+        others = [a for (kk, a) in cell if kk == k and a not in leaders]
+        for lead in leaders:
+            for other in others:
+                against.append((f"k = {k:g}: {other} > {lead}", verdicts.welch_p(cell[k, other], cell[k, lead], "greater")))
+                support.append(verdicts.welch_p(cell[k, lead], cell[k, other], "greater"))
+        for i, a in enumerate(leaders):
+            for b in leaders[i + 1:]:
+                ties = True
+                against.append((f"k = {k:g}: {a} != {b}", verdicts.welch_p(cell[k, a], cell[k, b])))
+    rejected = verdicts.holm([p for _, p in against])
+    confirmed = verdicts.holm(support) if support else np.zeros(0, dtype=bool)
+    verdict = (verdicts.DOES_NOT_HOLD if rejected.any() else
+               verdicts.HOLDS if len(confirmed) and confirmed.all() and not ties else verdicts.UNDECIDED)
+    found = ", ".join(f"{what} (p = {p:.3g})" for (what, p), r in zip(against, rejected) if r)
+    return verdicts.claim(
+        "table1_highest", "Table 1: which learner has the highest (worst) nCED at each k", verdict,
+        f"paper: {describe_highest(by_k, 'paper')}; ours at the paper's precision: {describe_highest(by_k, 'ours')}; "
+        f"against the paper's order: {int(rejected.sum())} of {len(rejected)} tests reject"
+        f"{' (' + found + ')' if found else ''}; for it: {int(confirmed.sum())} of {len(confirmed)} reject"
+        f"{'; the paper prints ties, which no test can confirm' if ties else ''}",
+        source="Table 1", statistic=min((p for _, p in against), default=float("nan")),
+        test=f"Welch t over {n_graphs} graphs per learner, Holm over all k and pairs at family-wise 0.05; "
+             "statistic: the smallest p against the paper's order")
+
+
 def claims(t1_cmp: pd.DataFrame, consistency: pd.DataFrame, shd: pd.DataFrame, behaviour: pd.DataFrame,
-           table3: pd.DataFrame) -> pd.DataFrame:
+           table3: pd.DataFrame, n_graphs: int, prc: pd.DataFrame) -> pd.DataFrame:
     """The paper's statements, one row each in the kit's vocabulary (:mod:`causaleval.verdicts`).
 
-    Evidence about the paper: Table 1's order of the learners by nCED (:func:`highest_by_k`, at the
-    paper's printed precision). Checks of the paper against itself (``paper vs itself``): each relation
+    Evidence about the paper: Table 1's order of the learners by nCED (:func:`_table1_highest`, Welch
+    tests over the ``n_graphs`` graphs, Holm-corrected). Checks of the paper against itself (``paper vs itself``): each relation
     its numbers must satisfy (:func:`paper_consistency`; the two readings of a reversal's cost in one
     row, neither alone), which SHD counting its printed values fit (:func:`shd_fit`), its Figure 6
-    statements about its own metrics (:func:`figure6_behaviour`). A Table 3 bound follows from the
+    statements about its own metrics (:func:`figure6_behaviour`); Figure 6(a)'s PRC AUC statement
+    under each reading of the curve's area (``prc``, :func:`prc_support`): ``depends on reading``
+    when the readings give both outcomes. A Table 3 bound follows from the
     metric's definition, or has no upper end and cannot fail: its
     exhaustive check tests the kit's implementation (``by construction``), never the paper."""
     rows = []
     t1 = t1_cmp.dropna(subset=["paper"])
-    by_k = highest_by_k(t1) if len(t1) else None
-    if by_k is None:
+    if not len(t1):
         rows.append(verdicts.claim("table1_highest", "Table 1: which learner has the highest (worst) nCED at each k",
                                    verdicts.NOT_TESTED, "the paper reports no Table 1 for this network",
                                    source="Table 1"))
     else:
-        same = bool((by_k["highest (ours)"] == by_k["highest (paper)"]).all())
-        rows.append(verdicts.claim(
-            "table1_highest", "Table 1: which learner has the highest (worst) nCED at each k",
-            verdicts.HOLDS if same else verdicts.DOES_NOT_HOLD,
-            f"compared at the paper's printed precision; paper: {describe_highest(by_k, 'paper')}; "
-            f"ours: {describe_highest(by_k, 'ours')}", source="Table 1"))
+        rows.append(_table1_highest(t1, n_graphs))
     for i, (what, group) in enumerate(_consistency_groups(consistency), start=1):
         c = group[0]
         rows.append(verdicts.claim(
@@ -167,13 +206,23 @@ def claims(t1_cmp: pd.DataFrame, consistency: pd.DataFrame, shd: pd.DataFrame, b
             said = r[f"paper {prop}"]
             if pd.isna(said):
                 continue
+            statement = (f"Figure 6{r['panel'][:3]}: {r['metric']} is {'' if bool(said) else 'not '}{prop} "
+                         f"along {r['panel'][4:]}")
+            claim_id = f"figure6_{r['panel'][1]}_{r['metric']}_{prop}"
+            readings = (dict(zip(prc["reading"], prc["linear along Figure 6(a)"].astype(bool) == bool(said)))
+                        if r["metric"] == "PRC AUC" and prop == "linear" and r["panel"].startswith("(a)") else {})
+            depends, outcomes = verdicts.by_reading(readings)
+            if depends:
+                rows.append(verdicts.claim(claim_id, statement, depends, f"the area under the PRC curve has "
+                                           f"{len(readings)} readings (table prc_support): the statement is {outcomes}",
+                                           source="Figure 6, Sec. 5.3"))
+                continue
             agrees = bool(r[prop]) == bool(said)
             rows.append(verdicts.claim(
-                f"figure6_{r['panel'][1]}_{r['metric']}_{prop}",
-                f"Figure 6{r['panel'][:3]}: {r['metric']} is {'' if bool(said) else 'not '}{prop} along {r['panel'][4:]}",
-                verdicts.PAPER_VS_ITSELF,
-                f"{'agrees' if agrees else 'disagrees'} with the metric's own definition along the path: sensitive "
-                f"{bool(r['sensitive'])}, linear {bool(r['linear'])}", source="Figure 6, Sec. 5.3"))
+                claim_id, statement, verdicts.PAPER_VS_ITSELF,
+                f"{'agrees' if agrees else 'disagrees'} with the metric's own definition along the path"
+                + (f" under every reading ({outcomes})" if readings else "")
+                + f": sensitive {_yes_no(r['sensitive'])}, linear {_yes_no(r['linear'])}", source="Figure 6, Sec. 5.3"))
     for metric, g in table3.groupby("metric", sort=False):
         upper = g["upper_bound"].iloc[0]
         observed = "; ".join(f"observed {r['observed_min']:.3g} to {r['observed_max']:.3g} over {r['pairs']} pairs of "

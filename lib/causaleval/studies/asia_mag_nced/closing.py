@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from causaleval import verdicts
-from causaleval.studies.asia_mag_nced.tables import count_within, describe_highest, highest_by_k
+from causaleval.studies.asia_mag_nced.tables import FITS, count_within, describe_highest, highest_by_k
 
 
 # ---------------------------------------------------------------------- closing comparison
@@ -132,14 +132,14 @@ def closing_markdown(
         lines += _comparison_paragraphs(summary, agreement, readings, sensitivity)
     own = consistency[consistency["kind"] == "the paper's definitions"]
     curves = consistency[consistency["kind"] != "the paper's definitions"]
-    failed = own[~own["agrees"]]
+    failed = own[~own[FITS]]
     lines.append(
-        f"**The paper against itself.** {int(own['agrees'].sum())} of {len(own)} relations that follow from its "
+        f"**The paper against itself.** {int(own[FITS].sum())} of {len(own)} relations that follow from its "
         "definitions hold; these do not: "
         + "; ".join(f"{r.check} ({r.network}, {r.algorithm}: implied {r.implied}, printed {r.printed})"
                     for r in failed.itertuples()) + ". "
-        + "; ".join(f"{c.replace(' (our reading of the curve)', '')} (our reading of the curve) holds in {int(g['agrees'].sum())} of {len(g)} rows"
-                    + (f", missing by up to {g['misses_by'].max():.4f}" if not g["agrees"].all() else "")
+        + "; ".join(f"{c.replace(' (our reading of the curve)', '')} (our reading of the curve) holds in {int(g[FITS].sum())} of {len(g)} rows"
+                    + (f", missing by up to {g['misses_by'].max():.4f}" if not g[FITS].all() else "")
                     for c, g in curves.groupby("check", sort=False)) + ".")
     if prc is not None and len(prc):
         lines.append(_prc_paragraph(prc))
@@ -151,7 +151,7 @@ def closing_markdown(
                      f"(against {other['variant']} {other['ours']:.1f})")
     if picks:
         lines.append("**SHD.** For each SHD cell the paper prints, our closer counting: " + "; ".join(picks)
-                     + ". Our graphs differ from the paper's, so this is weak evidence either way.")
+                     + ".")
     differ = []
     for prop in ("sensitive", "linear"):
         stated = behaviour.dropna(subset=[f"paper {prop}"])

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from causaleval.graphs import CausalGraph
-from causaleval.studies.asia_mag_nced.tables import COUNT_METRICS
+from causaleval.studies.asia_mag_nced.tables import COUNT_METRICS, FITS
 
 
 # ---------------------------------------------------------------------- the paper against itself
@@ -47,7 +47,7 @@ def paper_consistency(paper1: pd.DataFrame, paper2: pd.DataFrame, truths: dict[s
     * two different networks do not give identical count-based rows.
 
     One row per check: what it rests on (``kind``: the paper's definitions, or our reading of
-    its ROC/PRC curves), the implied interval, the printed value, whether they overlap and by
+    its ROC/PRC curves), the implied interval, the printed value, whether they overlap (:data:`FITS`) and by
     how much they miss each other (``misses_by``, NaN for checks that are not intervals).
     """
     rows = []
@@ -57,7 +57,7 @@ def paper_consistency(paper1: pd.DataFrame, paper2: pd.DataFrame, truths: dict[s
             agrees: bool | None = None, miss: float = np.nan) -> None:
         kind = "our reading of a curve" if "our reading" in check else "the paper's definitions"
         rows.append(dict(table=table, network=net, algorithm=alg, kind=kind, check=check, implied=implied,
-                         printed=printed, agrees=bool(miss < 1e-12 if agrees is None else agrees), misses_by=miss))
+                         printed=printed, **{FITS: bool(miss < 1e-12 if agrees is None else agrees)}, misses_by=miss))
 
     for alg, g in paper1.groupby("algorithm", sort=False):
         net = g["network"].iloc[0]

@@ -25,6 +25,7 @@ import pandas as pd
 from causaleval import metrics as M
 from causaleval.graphs import CausalGraph
 from causaleval.studies.asia_mag_nced.figures import random_path
+from causaleval.studies.asia_mag_nced.tables import FITS
 
 Reading = Callable[[np.ndarray, np.ndarray, float], np.ndarray]
 
@@ -41,7 +42,7 @@ def prc_readings(paper2: pd.DataFrame, truths: dict[str, CausalGraph], half: flo
     """For every Table 2 row with PRC AUC, TPR and F1 printed, and every reading of
     :data:`PRC_READINGS`: the interval the reading implies from the printed TPR and F1 (each the
     interval it rounds from, +-``half``; R = TPR, P = F1 R / (2 R - F1)), the printed PRC AUC and
-    whether its rounding interval meets the implied one (``agrees``, with ``misses_by``)."""
+    whether its rounding interval meets the implied one (:data:`FITS`, with ``misses_by``)."""
     t2 = paper2.pivot_table(index=["network", "algorithm"], columns="metric", values="value")
     rows = []
     needed = ["PRC AUC", "TPR", "F1"]
@@ -57,8 +58,8 @@ def prc_readings(paper2: pd.DataFrame, truths: dict[str, CausalGraph], half: flo
             lo, hi = float(np.nanmin(auc)), float(np.nanmax(auc))
             miss = max(0.0, lo - (row["PRC AUC"] + half), (row["PRC AUC"] - half) - hi)
             rows.append(dict(network=net, algorithm=alg, reading=reading, implied=f"[{lo:.3f}, {hi:.3f}]",
-                             printed=f"{row['PRC AUC']:.2f}", agrees=miss < 1e-12, misses_by=miss))
-    return pd.DataFrame(rows, columns=["network", "algorithm", "reading", "implied", "printed", "agrees",
+                             printed=f"{row['PRC AUC']:.2f}", **{FITS: miss < 1e-12}, misses_by=miss))
+    return pd.DataFrame(rows, columns=["network", "algorithm", "reading", "implied", "printed", FITS,
                                        "misses_by"])
 
 
@@ -82,7 +83,7 @@ def prc_support(readings: pd.DataFrame, linear: dict[str, bool]) -> pd.DataFrame
     """Per reading: in how many Table 2 rows the paper's printed PRC AUC agrees with the value
     the reading implies from its own TPR and F1, and whether the reading makes the PRC AUC
     linear along Figure 6(a)'s path (the paper: not linear)."""
-    support = readings.groupby("reading", sort=False).agg(rows=("agrees", "size"), agree=("agrees", "sum"),
+    support = readings.groupby("reading", sort=False).agg(rows=(FITS, "size"), agree=(FITS, "sum"),
                                                           largest_miss=("misses_by", "max")).reset_index()
     support["linear along Figure 6(a)"] = support["reading"].map(linear)
     return support

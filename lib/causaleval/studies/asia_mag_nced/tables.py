@@ -73,6 +73,11 @@ def describe_highest(by_k: pd.DataFrame, who: str) -> str:
     return "; ".join(parts)
 
 
+#: the column of the paper's checks against itself (:func:`paper_consistency`, :func:`prc_readings`): whether
+#: the interval a printed value rounds from meets the value its other numbers imply
+FITS = "printed fits implied"
+
+
 # ---------------------------------------------------------------------- Table 2
 COUNT_METRICS = ("ROC AUC", "PRC AUC", "F1", "TPR", "FPR")
 

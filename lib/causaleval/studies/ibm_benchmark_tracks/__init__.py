@@ -37,7 +37,7 @@ STUDY = "05_ibm_benchmark_tracks"
 PAPER_VALUES = "ibm_benchmark_tracks_paper"
 SCORES = ("enormse", "rmse", "bias", "coverage", "cic", "encis")
 
-__all__ = ["KIT_CONSTANTS", "PAPER_VALUES", "SCORES", "STUDY", "aggregate_scores", "agreement", "bootstrap_ratio",
+__all__ = ["DATA_SETTINGS", "KIT_CONSTANTS", "PAPER_VALUES", "SCORES", "STUDY", "aggregate_scores", "agreement", "bootstrap_ratio",
            "breakdown", "check_params", "claims", "data_folder", "dgps", "markdown", "our_values", "plot_by_size",
            "plot_censoring", "plot_runtime", "round_trip", "run_estimates", "runtime", "scores_by_size", "statistics",
            "summary", "track", "truth"]
@@ -254,7 +254,8 @@ def claims(scaling: pd.DataFrame, censoring: pd.DataFrame, reference: str, seed:
     rows.append(verdicts.claim(
         "cic", f"A reliable 95% interval has a CIC (eq. 6) approaching {paper_cic:g} (Sec. 2.4.4)",
         verdicts.PAPER_VS_ITSELF,
-        f"{'agrees' if abs(ibm.calibrated_cic() - paper_cic) < 0.05 else 'disagrees'} with eq. 6: an exact 95% normal "
+        f"{verdicts.agreement(ibm.calibrated_cic(), f'{paper_cic:g}', item='cic')['status']} (agreement table, "
+        f"cic_reliable_interval), by eq. 6: an exact 95% normal "
         f"interval has CIC = E|N(0,1)| / (2 x 1.96) = {ibm.calibrated_cic():.3f}; measured here, {reference}: CIC "
         f"{cic:.3f}, coverage {covered}/{len(ref)} (Wilson interval {c_lo:.2f}-{c_hi:.2f})", source="Sec. 2.4.4"))
     by_effect = ref.groupby("dgp_effect")
@@ -316,9 +317,11 @@ def our_values(n_rows: int, sizes: Sequence[int], censoring_size: int) -> tuple[
     ours = {"covariate_rows": n_rows, "scaling_min_size": min(sizes), "scaling_max_size": max(sizes),
             "scaling_n_sizes": len(sizes), "censoring_size": censoring_size, "delta": ibm.DELTA,
             "interval_level": E.LEVEL, "cic_reliable_interval": ibm.calibrated_cic()}
-    table = f"the ACIC 2016 covariate table has {n_rows:,} rows (the paper's LBIDD cohort: 100k, not available here)"
-    sampled = (f"sizes {list(sizes)} and {censoring_size}: at most the table's {n_rows:,} rows (drawn without "
-               "replacement), and the defaults are a smaller stated scale so the notebook runs in minutes")
+    table = (f"other data: the ACIC 2016 covariate table ({n_rows:,} rows), not the paper's LBIDD cohort (100k, not "
+             "available here)")
+    sampled = (f"a setting of a design on other data: sizes {list(sizes)} and {censoring_size} drawn without "
+               f"replacement from the ACIC 2016 covariate table's {n_rows:,} rows, not from the paper's LBIDD cohort; "
+               "the defaults are a smaller stated scale so the notebook runs in minutes")
     reasons = {"covariate_rows": table, "scaling_min_size": sampled, "scaling_max_size": sampled,
                "scaling_n_sizes": sampled, "censoring_size": sampled,
                "cic_reliable_interval": f"for an exact 95% normal interval |e_hat - e| / (r - l) averages "
@@ -329,20 +332,23 @@ def our_values(n_rows: int, sizes: Sequence[int], censoring_size: int) -> tuple[
 
 #: items whose value the kit sets to the paper's own (a constant of the framework), not measured
 KIT_CONSTANTS = ("delta", "interval_level")
+#: items that describe the data or a design on it: ours are the ACIC 2016 covariates, the paper's LBIDD
+DATA_SETTINGS = ("covariate_rows", "scaling_min_size", "scaling_max_size", "scaling_n_sizes", "censoring_size")
 
 
 def agreement(paper: pd.DataFrame, ours: Mapping[str, float], reasons: Mapping[str, str]) -> pd.DataFrame:
     """The paper's stated values beside ours, in the kit's vocabulary: a value the kit sets to the
-    paper's (:data:`KIT_CONSTANTS`) is ``not comparable`` (no evidence), every other one is judged at the
-    paper's printed precision (:func:`causaleval.verdicts.agreement`); a differing one carries its reason
-    as a note (``reasons``), never as an explanation."""
+    paper's (:data:`KIT_CONSTANTS`) and a setting of the data (:data:`DATA_SETTINGS`: ours are drawn from
+    other data than the paper's) are ``not comparable`` (no evidence; ``reasons`` says why), every other
+    one is judged at the paper's printed precision (:func:`causaleval.verdicts.agreement`); a differing
+    one carries its reason as a note (``reasons``), never as an explanation."""
     rows = []
     for item in paper["item"]:
         printed = paper.set_index("item").at[item, "value"]
         source = paper.set_index("item").at[item, "source"]
-        if item in KIT_CONSTANTS or item not in ours:
+        if item in KIT_CONSTANTS or item in DATA_SETTINGS or item not in ours:
             why = ("the kit's own constant, set to the paper's value" if item in KIT_CONSTANTS
-                   else "no counterpart in this run")
+                   else reasons[item] if item in DATA_SETTINGS and item in ours else "no counterpart in this run")
             row = verdicts.not_comparable(item, float(ours.get(item, np.nan)), float(printed), why)
         else:
             row = verdicts.agreement(float(ours[item]), str(printed), item=item)

@@ -30,7 +30,7 @@ from causaleval.studies.software_tvd.figure1 import (
 from causaleval.studies.software_tvd.figure2 import (
     LABELS, MEASURES, SCHEMES, baseline_sentence, class_sid_bounds, correlations, figure2_results, headline,
     logistic_network, measure_long, measure_orders, measure_summary, pairwise_calls, random_network,
-    strength,
+    STRONG_COLUMN, WEAK_COLUMN, strong, weak,
     structural_hamming, user_network,
 )
 from causaleval.studies.software_tvd.plots import plot_figure1, plot_measures, plot_orders
@@ -45,8 +45,8 @@ __all__ = ["LABELS", "MEASURES", "SCHEMES", "SENSITIVITY", "SOURCES", "STUDY", "
            "empirical_sample", "figure1_results", "figure2_results", "headline", "learned_tables", "load_domain",
            "logistic_network", "measure_long", "measure_orders", "measure_summary", "order_agreement",
            "paired_orders", "pairwise_calls", "plot_figure1", "plot_measures", "plot_orders", "random_network",
-           "related_table", "sensitivity_results", "sensitivity_table", "strength", "structural_hamming",
-           "synthetic_model", "user_network"]
+           "related_table", "sensitivity_results", "sensitivity_table", "strong", "STRONG_COLUMN", "structural_hamming",
+           "synthetic_model", "user_network", "weak", "WEAK_COLUMN"]
 
 
 def check_params(p: dict[str, Any]) -> None:

@@ -8,7 +8,9 @@ import numpy as np
 import pandas as pd
 
 from causaleval import verdicts
-from causaleval.studies.software_tvd.figure2 import MEASURES, STRONG, WEAK, headline, measure_long, pairwise_calls
+from causaleval.studies.software_tvd.figure2 import (
+    MEASURES, STRONG, WEAK, headline, measure_long, pairwise_calls, strong, weak,
+)
 
 
 # ----------------------------------------------------------------------- claims
@@ -48,21 +50,13 @@ def _ranking(calls: pd.DataFrame, learner: str, best: bool) -> str:
 
 
 def _correlation_claim(corr: pd.DataFrame, learners: Sequence[str], measures: str, want: str) -> tuple[str, str]:
-    """``want`` = "strong" or "weak" for every learner, each decided by its 95% interval
-    (:func:`causaleval.verdicts.threshold_verdict`): strong when the interval lies above
-    :data:`STRONG`; weak when it lies within (-:data:`WEAK`, :data:`WEAK`). The claim holds when every
-    learner's does, does not hold when one's does not, else is undecided."""
+    """``want`` = "strong" or "weak" for every learner, each the verdict of the correlation table's
+    column for it (:func:`strong`: the 95% interval above :data:`STRONG`; :func:`weak`: inside
+    (-:data:`WEAK`, :data:`WEAK`)), so the table and the claim say the same. The claim holds when
+    every learner's does, does not hold when one's does not, else is undecided."""
     sub = corr[(corr["measures"] == measures) & corr["learner"].isin(learners)]
-    found = []
-    for _, r in sub.iterrows():
-        if want == "strong":
-            found.append(verdicts.threshold_verdict(r["95% low"], r["95% high"], STRONG, ">"))
-        else:
-            below = verdicts.threshold_verdict(r["95% low"], r["95% high"], WEAK, "<")
-            above = verdicts.threshold_verdict(r["95% low"], r["95% high"], -WEAK, ">")
-            found.append(verdicts.DOES_NOT_HOLD if verdicts.DOES_NOT_HOLD in (below, above) else
-                         verdicts.HOLDS if below == above == verdicts.HOLDS else
-                         verdicts.NOT_TESTED if verdicts.NOT_TESTED in (below, above) else verdicts.UNDECIDED)
+    decide = strong if want == "strong" else weak
+    found = [decide(r["95% low"], r["95% high"]) for _, r in sub.iterrows()]
     evidence = "; ".join(f"{r['learner']}: r = {r['pearson']:.2f} [{r['95% low']:.2f}, {r['95% high']:.2f}] "
                          f"(threshold {STRONG if want == 'strong' else WEAK:g})" for _, r in sub.iterrows())
     return _all(found), evidence or "no such learner"
@@ -116,8 +110,12 @@ def claims_table(claims: pd.DataFrame, fig1: pd.DataFrame, fig2: pd.DataFrame, c
         shd, sid, tvd = (calls(measure=m, pair="mmhc, pc")["call"].tolist() for m in MEASURES)
         if not (shd and sid and tvd):
             return verdicts.NOT_TESTED, "needs mmhc and pc"
-        ok = shd == sid == ["mmhc < pc"] and tvd == ["tie"]  # "statistically indistinguishable": the paper's own test
-        return (verdicts.HOLDS if ok else verdicts.DOES_NOT_HOLD), f"SHD: {shd[0]}; SID: {sid[0]}; TVD: {tvd[0]}"
+        # "statistically indistinguishable" by TV: the paper's own test not rejecting
+        ok = shd == sid == ["mmhc < pc"] and tvd == ["tie"]
+        against = "pc < mmhc" in shd + sid or tvd != ["tie"]  # a significant call the claim rules out
+        return ((verdicts.HOLDS if ok else verdicts.DOES_NOT_HOLD if against else verdicts.UNDECIDED),
+                f"SHD: {shd[0]}; SID: {sid[0]}; TVD: {tvd[0]}"
+                + ("" if ok or against else " (a tie in SHD or SID decides nothing)"))
 
     def pc_worst(panel: str) -> tuple[str, str]:
         sub = panels[panels["panel"] == panel]

@@ -173,21 +173,32 @@ WEAK = 0.3
 SIGNIFICANT = 0.05  # the level of every paired test
 
 
-def strength(low: float, high: float) -> str:
-    """A correlation's class, decided only when its whole interval is on one side:
-    ``strong`` (low >= 0.7), ``weak`` (-0.3 < low, high < 0.3), ``neither`` (within
-    [0.3, 0.7) or (-0.7, -0.3]), otherwise ``not decided``."""
-    if low >= STRONG:
-        return "strong"
-    if -WEAK < low and high < WEAK:
-        return "weak"
-    if (WEAK <= low and high < STRONG) or (-STRONG < low and high <= -WEAK):
-        return "neither"
-    return "not decided"
+def strong(low: float, high: float) -> str:
+    """The statement "strongly correlated" (r > :data:`STRONG`) judged by the correlation's interval
+    (:func:`causaleval.verdicts.threshold_verdict`): ``holds``, ``does not hold`` or ``undecided``."""
+    return verdicts.threshold_verdict(low, high, STRONG, ">")
+
+
+def weak(low: float, high: float) -> str:
+    """The statement "(very) weakly correlated" (-:data:`WEAK` < r < :data:`WEAK`) judged by the
+    interval: ``holds`` when it lies inside, ``does not hold`` when it lies wholly outside on one side,
+    else ``undecided``."""
+    below = verdicts.threshold_verdict(low, high, WEAK, "<")
+    above = verdicts.threshold_verdict(low, high, -WEAK, ">")
+    if verdicts.DOES_NOT_HOLD in (below, above):
+        return verdicts.DOES_NOT_HOLD
+    if verdicts.NOT_TESTED in (below, above):
+        return verdicts.NOT_TESTED
+    return verdicts.HOLDS if below == above == verdicts.HOLDS else verdicts.UNDECIDED
+
+
+#: the columns of :func:`correlations` that judge the paper's two statements about a correlation
+STRONG_COLUMN, WEAK_COLUMN = f"strong (r > {STRONG:g})", f"weak (|r| < {WEAK:g})"
 
 
 def correlations(results: pd.DataFrame, own_metrics: Sequence[str] = ()) -> pd.DataFrame:
-    """Per learner: Pearson r with its 95% Fisher interval and class, and Spearman rho, of
+    """Per learner: Pearson r with its 95% Fisher interval, the verdicts on "strong" and "weak" by that
+    interval (:func:`strong`, :func:`weak`; ``not tested`` where undefined), and Spearman rho, of
     SHD-SID, SHD-TVD, SID-TVD and SHD against the TVD in excess of the true DAG's; then of
     each metric in ``own_metrics`` (a column of ``results``, :func:`figure2_results`) against
     TVD, over the networks where the metric is defined (at least three; else NaN)."""
@@ -198,7 +209,7 @@ def correlations(results: pd.DataFrame, own_metrics: Sequence[str] = ()) -> pd.D
             group = all_rows[np.isfinite(all_rows[a])] if a in own_metrics else all_rows
             if a in own_metrics and (len(group) < 3 or group[a].nunique() < 2):
                 rows.append({"learner": learner, "measures": f"{_label(a)}-{_label(b)}", "n": len(group),
-                             "class": "not decided"})
+                             STRONG_COLUMN: verdicts.NOT_TESTED, WEAK_COLUMN: verdicts.NOT_TESTED})
                 continue
             r = float(stats.pearsonr(group[a], group[b]).statistic)
             low, high = verdicts.correlation_interval(r, len(group))
@@ -206,7 +217,7 @@ def correlations(results: pd.DataFrame, own_metrics: Sequence[str] = ()) -> pd.D
             rho_low, rho_high = verdicts.correlation_interval(rho, len(group), spread=1.06)
             rows.append({"learner": learner, "measures": f"{_label(a)}-{_label(b)}",
                          "n": len(group), "pearson": r, "95% low": low, "95% high": high,
-                         "class": strength(low, high), "spearman": rho, "spearman 95% low": rho_low,
+                         STRONG_COLUMN: strong(low, high), WEAK_COLUMN: weak(low, high), "spearman": rho, "spearman 95% low": rho_low,
                          "spearman 95% high": rho_high})
     return pd.DataFrame(rows)
 

@@ -35,8 +35,8 @@ from causaleval.studies.survey_metric_tables.scm import (
 )
 from causaleval.studies.survey_metric_tables.survey import (
     cheng_table1_layout, cheng_table3, count_checks, COVERED_ELSEWHERE, gentzel_table1, gentzel_table2,
-    implementation, NOT_IMPLEMENTED, percentage_audit, plot_survey, printed_totals, table3_claim_audit,
-    with_implementation,
+    implementation, NOT_IMPLEMENTED, PERCENT_COLUMN, percentage_audit, plot_survey, printed_totals, TABLE3_COLUMN,
+    table3_claim_audit, with_implementation,
 )
 
 STUDY = "04_survey_metric_tables"
@@ -47,10 +47,10 @@ __all__ = ["acic_instances", "acic_interval_diagnosis", "acic_results", "acic_tr
            "ESTIMATORS", "explanation_formula", "fairness_example", "fairness_scm", "fairness_truth",
            "fairness_values", "FAIRNESS_WEIGHTS", "gentzel_table1", "gentzel_table2", "ibm_round_trip",
            "implementation", "Instance", "interval_comparison", "interval_simulation", "interval_summary",
-           "interventional_table", "markdown", "master_examples", "NOT_IMPLEMENTED", "percentage_audit", "plot_acic",
+           "interventional_table", "markdown", "master_examples", "NOT_IMPLEMENTED", "PERCENT_COLUMN", "percentage_audit", "plot_acic",
            "plot_survey", "printed_totals", "ranking_example", "ranking_table", "RECONSTRUCTION_EQUATIONS",
            "reconstruction_example", "reconstruction_inputs", "refutation_data", "refutation_table", "scm_examples",
-           "shimoni_cic", "STUDY", "table3_claim_audit", "time_series_example", "with_implementation",
+           "shimoni_cic", "STUDY", "TABLE3_COLUMN", "table3_claim_audit", "time_series_example", "with_implementation",
            "write_submission"]
 
 

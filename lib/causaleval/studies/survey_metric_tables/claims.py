@@ -9,12 +9,14 @@ import numpy as np
 import pandas as pd
 
 from causaleval import report, verdicts
+from causaleval.studies.survey_metric_tables.survey import (
+    CONSISTENT, INCONSISTENT, PERCENT_COLUMN, ROUNDED_UP, TABLE3_COLUMN,
+)
 
 
 # ============================================================ the report's claims and agreement tables
-#: how a stated percentage relates to its count (the percentage audit's words): the paper's own numbers agree
-_PERCENT_AGREES = {"follows": True, "rounded down": True, "rounded up": True, "does not follow": False}
-_CHENG_AGREES = {"consistent with Table III": True, "contradicted by Table III": False}
+#: how a statement on tools compares with Table III, as the claims table says it
+_CHENG_AGREES = {CONSISTENT: True, INCONSISTENT: False}
 
 
 def shimoni_cic() -> str:
@@ -27,19 +29,24 @@ def _fraction(row: Mapping[str, Any]) -> str:
     return f"{row['count']:.0f}/{row['denominator']:.0f} = {row['computed %']:.1f}%"
 
 
-def _percent_reason(row: Mapping[str, Any], denominators: Sequence[float]) -> str:
-    """A computed reason why a stated percentage differs from 100 count / denominator, or ``""``:
-    rounding (a truncated or rounded-up value within a point), or another denominator the text
-    uses elsewhere from which the percentage does follow."""
-    if row["verdict"] in ("rounded down", "rounded up"):
-        how = "truncated" if row["verdict"] == "rounded down" else "rounded up"
-        return f"{_fraction(row)}, {how} to {row['percent']:.0f} instead of rounded to the nearest integer"
-    others = [d for d in denominators if d != row["denominator"] and abs(100 * row["count"] / d - row["percent"]) <= 0.5]
-    if row["verdict"] == "does not follow" and others:
-        d = others[0]
-        return (f"{row['percent']:.0f}% follows from {row['count']:.0f}/{d:.0f} = {100 * row['count'] / d:.1f}% (a "
-                f"denominator the text uses elsewhere), not from the printed {_fraction(row)}")
-    return ""
+def percent_row(row: Mapping[str, Any], denominators: Sequence[float]) -> dict[str, Any]:
+    """The agreement row of one stated percentage with a count (a row of :func:`percentage_audit`):
+    100 count / denominator against the printed value (:func:`causaleval.verdicts.agreement`); a
+    differing one is *explained* only by a named alternative that gives the printed value: truncation
+    or rounding up, or another denominator the text uses elsewhere (:func:`causaleval.verdicts.explained`).
+    The claims table quotes this row, so the cell has one verdict."""
+    printed = f"{float(row['percent']):g}"
+    out = verdicts.agreement(float(row["computed %"]), printed, item=row["text"])
+    if out["status"] == verdicts.DIFFERS:
+        up = row[PERCENT_COLUMN] == ROUNDED_UP
+        alternatives = [("rounded up" if up else "truncated",
+                         float(np.ceil(row["computed %"]) if up else np.floor(row["computed %"])))] + [
+            (f"denominator {d:.0f}", 100 * row["count"] / d) for d in denominators if d != row["denominator"]]
+        for name, value in alternatives:
+            out = verdicts.explained(out, printed, name, value, len(alternatives))
+            if out["status"] == verdicts.EXPLAINED:
+                break
+    return out
 
 
 def claims(audit: pd.DataFrame, claim_audit: pd.DataFrame, calibrated: float,
@@ -55,34 +62,36 @@ def claims(audit: pd.DataFrame, claim_audit: pd.DataFrame, calibrated: float,
     rows = []
     denominators = sorted(audit["denominator"].dropna().unique())
     for i, r in enumerate(audit.to_dict("records"), start=1):
-        agrees = _PERCENT_AGREES.get(r["verdict"])
-        reason = _percent_reason(r, denominators) if agrees is False else ""
         statement = f"Gentzel et al. Sec. {r['section']:g}: \"{r['text']}\""
-        if agrees is None:
+        if pd.isna(r["count"]):
             rows.append(verdicts.claim(f"gentzel_percentage_{i:02d}", statement, verdicts.NOT_TESTED,
                                        "the text gives no count to recompute it from", source="Gentzel et al. 2019"))
             continue
+        cell = percent_row(r, denominators)
         rows.append(verdicts.claim(f"gentzel_percentage_{i:02d}", statement, verdicts.PAPER_VS_ITSELF,
-                                   f"{'agrees' if agrees else 'disagrees'}: {_fraction(r)} ({r['verdict']})"
-                                   + (f"; {reason}" if reason else ""), source="Gentzel et al. 2019"))
+                                   f"{cell['status']} (agreement table): {_fraction(r)}"
+                                   + (f"; {cell['reason']}" if cell["reason"] else "")
+                                   + (f"; under {cell['alternative']}: {cell['value_under_alternative']:.1f}%"
+                                      if cell["alternative"] else ""), source="Gentzel et al. 2019"))
     readings = len(claim_audit)
     for i, (reading, r) in enumerate(claim_audit.iterrows(), start=1):
-        agrees = _CHENG_AGREES.get(r["verdict"])
+        agrees = _CHENG_AGREES.get(r[TABLE3_COLUMN])
         statement = f"Cheng et al. Sec. V, reading {i} of {readings} of its statements on tools: {reading}"
         if agrees is None:
             rows.append(verdicts.claim(f"cheng_tools_{i}", statement, verdicts.NOT_TESTED,
-                                       f"{r['verdict']}: none of its metrics is a Table III row", source="Cheng et al. 2022"))
+                                       f"{r[TABLE3_COLUMN]}: none of its metrics is a Table III row",
+                                       source="Cheng et al. 2022"))
             continue
         rows.append(verdicts.claim(f"cheng_tools_{i}", statement, verdicts.PAPER_VS_ITSELF,
                                    f"{'agrees' if agrees else 'disagrees'}: the statement says the tools' metrics are "
                                    f"{r['expected']}; their ticks in Table III: {r['Table III ticks']}",
                                    source="Cheng et al. 2022"))
     stated = shimoni_cic()
-    agrees = verdicts.agreement(calibrated, stated, item="CIC")["status"] == verdicts.MATCHES
+    status = verdicts.agreement(calibrated, stated, item="CIC")["status"]
     rows.append(verdicts.claim(
         "shimoni_cic", f"Shimoni et al. Sec. 2.4.4: the CIC (eq. 6) of a reliable 95% interval \"should approach "
         f"{stated}\"", verdicts.PAPER_VS_ITSELF,
-        f"{'agrees' if agrees else 'disagrees'} with eq. 6: a calibrated 95% normal interval has CIC sqrt(2/pi) / "
+        f"{status} (agreement table) by eq. 6: a calibrated 95% normal interval has CIC sqrt(2/pi) / "
         f"(2 x 1.96) = {calibrated:.3f}; simulated normal intervals cover {simulated['coverage']:.3f} (95% CI "
         f"{simulated['coverage 95% CI']}) with CIC {simulated['CIC']:.3f}", source="Shimoni et al. 2018"))
     return verdicts.claims_table(rows).set_index("claim")
@@ -102,18 +111,7 @@ def agreement(totals: pd.DataFrame, audit: pd.DataFrame, checks: pd.DataFrame, c
             for line, r in totals.iterrows()]
     denominators = sorted(audit["denominator"].dropna().unique())
     for r in audit[audit["count"].notna()].to_dict("records"):
-        printed = f"{float(r['percent']):g}"
-        row = verdicts.agreement(float(r["computed %"]), printed, item=r["text"])
-        if row["status"] == verdicts.DIFFERS:
-            truncated = float(np.floor(r["computed %"])) if r["verdict"] == "rounded down" else float(np.ceil(r["computed %"]))
-            alternatives = [("truncated" if r["verdict"] == "rounded down" else "rounded up", truncated)] + [
-                (f"denominator {d:.0f}", 100 * r["count"] / d) for d in denominators if d != r["denominator"]]
-            tried = len(alternatives)
-            for name, value in alternatives:
-                row = verdicts.explained(row, printed, name, value, tried)
-                if row["status"] == verdicts.EXPLAINED:
-                    break
-        rows.append({"source": f"Gentzel et al. Sec. {r['section']:g}", **row})
+        rows.append({"source": f"Gentzel et al. Sec. {r['section']:g}", **percent_row(r, denominators)})
     rows += [{"source": "Gentzel et al. counts", **verdicts.agreement(float(r["computed"]), f"{float(r['stated']):g}",
                                                                       item=check)} for check, r in checks.iterrows()]
     cic = verdicts.agreement(calibrated, shimoni_cic(), item="CIC of a reliable 95% interval")

@@ -76,7 +76,7 @@ def fairness_example(*, n: int, replications: int, seed: int) -> pd.DataFrame:
     return pd.DataFrame({"estimate": mean, "95% interval": [f"[{a:.3f}, {b:.3f}]" for a, b in
                                                             zip(mean - half, mean + half, strict=True)],
                          "analytic": truth,
-                         "agrees": ((mean - truth).abs() <= half + 1e-9).to_numpy()}).rename_axis("metric")
+                         "inside MC interval": ((mean - truth).abs() <= half + 1e-9).to_numpy()}).rename_axis("metric")
 
 
 def explanation_formula(*, n: int, seed: int) -> pd.Series:
@@ -147,7 +147,7 @@ def refutation_table(data: pd.DataFrame, *, n_simulations: int, seed: int) -> pd
         theirs = rf.dowhy_refute(data, "T", "Y", ["W"], test, n_simulations=n_simulations, seed=seed)
         rows.append({"test": test, "estimate": ours.estimate, "new effect": ours.new_effect, "p-value": ours.p_value,
                      "DoWhy new effect": theirs.new_effect, "DoWhy p-value": theirs.p_value,
-                     "agrees": bool(np.isclose(ours.new_effect, theirs.new_effect, rtol=1e-9, atol=1e-12)
+                     "same as DoWhy": bool(np.isclose(ours.new_effect, theirs.new_effect, rtol=1e-9, atol=1e-12)
                                     and np.isclose(ours.p_value, theirs.p_value, rtol=1e-6, atol=1e-9))})
     bug = rf.dowhy_refute(data, "T", "Y", ["W"], rf.DATA_SUBSET, n_simulations=n_simulations, seed=seed,
                           integer_seed=True)

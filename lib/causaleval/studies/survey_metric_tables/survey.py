@@ -27,6 +27,15 @@ _TASKS = {"Causal Effect Estimation": (registry.EFFECT, registry.IBM),
           "Unbiased Interactive ML": (registry.CAUSAL_ML,)}
 
 
+#: how a stated percentage relates to its count (:func:`percentage_audit`), named by what it measures
+PERCENT_COLUMN = "stated % from count"
+NEAREST, TRUNCATED, ROUNDED_UP, OFF, NO_COUNT = ("nearest integer", "truncated", "rounded up",
+                                                 "a point or more off", "no count given")
+#: how a statement of Cheng et al. on tools compares with their Table III (:func:`table3_claim_audit`)
+TABLE3_COLUMN = "statement vs Table III"
+CONSISTENT, INCONSISTENT, NO_ROW = "consistent", "inconsistent", "no Table III row"
+
+
 # ============================================================ survey tables (Gentzel et al. 2019)
 def gentzel_table1(counts: pd.DataFrame) -> pd.DataFrame:
     """Table 1 of Gentzel et al. (2019) (papers per venue and year) with totals computed from the counts."""
@@ -42,7 +51,7 @@ def printed_totals(table1: pd.DataFrame, printed: pd.DataFrame) -> pd.DataFrame:
     computed = {**table1["Total"].drop("Total").to_dict(), **table1.loc["Total"].drop("Total").to_dict(),
                 "all": int(table1.loc["Total", "Total"])}
     out = printed.assign(computed=printed["line"].astype(str).map(computed))
-    return out.assign(follows=out["total"] == out["computed"]).set_index("line")
+    return out.assign(**{"total equals sum": out["total"] == out["computed"]}).set_index("line")
 
 
 def gentzel_table2(counts: pd.DataFrame) -> pd.DataFrame:
@@ -72,17 +81,19 @@ def plot_survey(table1: pd.DataFrame, table2: pd.DataFrame) -> plt.Figure:
 def percentage_audit(statements: pd.DataFrame) -> pd.DataFrame:
     """Each stated percentage against 100 count / denominator.
 
-    ``verdict``: *follows* when the stated value is the computed one rounded to the nearest
-    integer; *rounded down* when it is the computed value truncated instead; *does not follow*
-    when it is a whole point or more away; *no count* when the text gives only a percentage.
+    ``stated % from count`` (:data:`PERCENT_FORMS`): *nearest integer* when the stated value is the
+    computed one rounded to the nearest integer; *truncated* when it is the computed value truncated
+    instead; *rounded up* when rounded up instead; *a point or more off* when it is a whole point or
+    more away; *no count given* when the text gives only a percentage. The verdict on each is the
+    agreement table's (:func:`causaleval.studies.survey_metric_tables.claims.percent_row`).
     """
     out = statements.copy()
     exact = 100 * out["count"] / out["denominator"]
     out["computed %"] = exact
     diff = out["percent"] - exact
-    out["verdict"] = np.select(
+    out[PERCENT_COLUMN] = np.select(
         [out["count"].isna(), diff.abs() <= 0.5, (diff < 0) & (diff > -1), diff.abs() < 1],
-        ["no count", "follows", "rounded down", "rounded up"], default="does not follow")
+        [NO_COUNT, NEAREST, TRUNCATED, ROUNDED_UP], default=OFF)
     return out
 
 
@@ -109,7 +120,7 @@ def count_checks(table2: pd.DataFrame, audit: pd.DataFrame) -> pd.DataFrame:
          float(audit.loc[audit["count"].isna(), "percent"].sum())),
     ]
     frame = pd.DataFrame(rows, columns=["check", "stated", "computed"])
-    return frame.assign(holds=frame["stated"] == frame["computed"]).set_index("check")
+    return frame.assign(**{"stated equals computed": frame["stated"] == frame["computed"]}).set_index("check")
 
 
 # ============================================================ survey tables (Cheng et al. 2022)
@@ -158,8 +169,8 @@ def cheng_table1_layout(long: pd.DataFrame) -> pd.DataFrame:
 # ============================================================ Cheng et al. against their own Table III
 def table3_claim_audit(raw: pd.DataFrame, claims: pd.DataFrame) -> pd.DataFrame:
     """Each statement of ``cheng_table3_claims.csv`` against the ticks of Table III: the tools
-    that tick one of its metric rows, and a verdict (*contradicted by Table III*, *consistent
-    with Table III*, or *not checkable* when none of its items is a Table III row)."""
+    that tick one of its metric rows, and how the statement and the ticks compare (``statement vs
+    Table III``: *inconsistent*, *consistent*, or *no Table III row* when none of its items is one)."""
     metrics = raw[raw["section"] == "Metrics"].set_index("item")
     rows = []
     for _, c in claims.iterrows():
@@ -169,12 +180,8 @@ def table3_claim_audit(raw: pd.DataFrame, claims: pd.DataFrame) -> pd.DataFrame:
             raise ValueError(f"cheng_table3_claims.csv, claim {c['claim']!r}: tools {unknown} are not in Table III")
         present = [i for i in items if i in metrics.index]
         ticks = [f"{t}: {i}" for i in present for t in tools if str(metrics.loc[i, t]) in ("1", "1.0")]
-        if not present:
-            verdict = "not checkable (no Table III row)"
-        elif (c["expected"] == "absent") == bool(ticks):
-            verdict = "contradicted by Table III"
-        else:
-            verdict = "consistent with Table III"
+        compared = (NO_ROW if not present else INCONSISTENT if (c["expected"] == "absent") == bool(ticks)
+                    else CONSISTENT)
         rows.append({"claim": c["claim"], "expected": c["expected"], "Table III ticks": ", ".join(ticks) or "none",
-                     "verdict": verdict})
+                     TABLE3_COLUMN: compared})
     return pd.DataFrame(rows).set_index("claim")
