@@ -45,12 +45,15 @@ def test_study_3_on_the_jdk_file_tests_the_papers_claims_on_its_data():
     assert claims.loc["ratio_jdk", "statistic"] < 1  # on the paper's own data, under costs less than over
 
 
-def test_the_readings_table_covers_the_named_readings():
+def test_the_readings_grid_on_the_jdk_file_runs_the_papers_figure_1_treatments_too():
     from causaleval.studies import over_under_specification as S
 
-    base = dict(covariate="test_javadocs", outcomes=None, bins=3, beta=1.0, alpha=0.05, smoothing="bdeu", ess=1.0,
-                level=1, seed=0)
-    table = S.readings_table("kdl", "jdk", base)
-    assert {"the kit's reading", "optimize not a treatment", "do(T = 0)", "mean per pair"} <= set(table["reading"])
-    assert table["cells matching"].str.match(r"\d of 6").all()
-    assert S.readings_sentence(table, "jdk").startswith("On jdk, ")
+    base = dict(normalize="subject", covariate="test_javadocs", outcomes=None, bins=3, beta=1.0, alpha=0.05,
+                smoothing="bdeu", ess=1.0, level=1, seed=0, sid_covariate=False)
+    axes = {"normalize": ("subject",), "test": ("friedman",), "alpha": (0.05,), "bins": (3,), "beta": (1.0,)}
+    assert S.grid_covariates("kdl", "jdk", "test_javadocs") == ["test_javadocs", "source_ncss"]
+    grid = S.grid_table("kdl", "jdk", base, ["test_javadocs"], n_samples=2, axes=axes, n_jobs=1)
+    assert len(grid) == 2 * 3 and set(grid["treatments"]) == {"all", "as in Figure 1"}
+    assert grid["cells matching"].str.fullmatch(r"\d of 6").all() and grid["distance to paper"].is_monotonic_increasing
+    summary = S.grid_summary(grid, base)
+    assert summary["protocol"]["treatments"] == "all" and summary["readings"] == 6

@@ -85,6 +85,18 @@ class Interval:
         return cls(float(mean), float(mean) - half, float(mean) + half, int(n), level)
 
 
+def sample_spread(one: float, values: Iterable[float], level: float = LEVEL) -> Interval:
+    """A value that comes from one sample (``one``) with the range where ``level`` of single samples
+    fall: the empirical ``(1 - level) / 2`` and ``(1 + level) / 2`` quantiles of ``values`` (one value
+    per independent sample). Like with like: a paper's single-sample value is compared with the
+    spread of single samples, not with the interval of a mean over many."""
+    x = np.asarray(list(values), dtype=float)
+    if len(x) < 2:
+        return Interval(float(one), math.nan, math.nan, len(x), level)
+    low, high = np.quantile(x, [(1 - level) / 2, (1 + level) / 2])
+    return Interval(float(one), float(low), float(high), len(x), level)
+
+
 def mean_interval(values: Iterable[float], level: float = LEVEL) -> Interval:
     """The t interval of the mean of ``values`` (one value per independent run; NaNs refused)."""
     from scipy import stats

@@ -1,7 +1,7 @@
 """Ground truth from factorial experiments: the consistent model (Gentzel et al. 2019, supp. Sec. 2).
 
 Which treatments cause which outcomes is decided on the full factorial data with the
-Friedman test, blocked by subject (:func:`related_pairs`). The consistent DAG
+Friedman test, blocked by subject, or another reading of the paper's test (:func:`related_pairs`). The consistent DAG
 (:func:`consistent_dag`) has the biasing covariate as the only parent of every treatment
 and an edge T -> O for each related pair; fitted to data it estimates every
 ``P(O | do(T = t))`` consistently when the covariate does not also drive the outcomes
@@ -39,10 +39,11 @@ def friedman(blocks: np.ndarray) -> tuple[float, float]:
         raise ValueError("blocks hold missing values; every block needs all k responses")
     n, k = blocks.shape
     ranks = stats.rankdata(blocks, axis=1)
-    ties = 0.0
-    for row in np.sort(blocks, axis=1):
-        _, counts = np.unique(row, return_counts=True)
-        ties += float((counts**3 - counts).sum())
+    ordered = np.sort(blocks, axis=1)
+    starts = np.ones(ordered.shape, dtype=bool)  # where a tie group begins, within each block
+    starts[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+    counts = np.bincount(np.cumsum(starts.ravel()))[1:].astype(float)
+    ties = float((counts**3 - counts).sum())
     correction = 1.0 - ties / (n * k * (k * k - 1))
     if correction <= 0:
         return 0.0, 1.0
@@ -50,25 +51,51 @@ def friedman(blocks: np.ndarray) -> tuple[float, float]:
     return float(q), float(stats.chi2.sf(q, k - 1))
 
 
-def related_pairs(data: FactorialData, alpha: float = 0.05) -> pd.DataFrame:
-    """Friedman test for every (treatment, outcome) pair, blocked by subject.
+#: tests of "are T and O causally related" on the factorial data (the supplement's Sec. 2 names "the
+#: Friedman test for blocked difference in means, allowing for correction of subject variability"):
+#: ``friedman`` blocks by subject (each subject's mean at each level of T, the kit's reading);
+#: ``friedman_cells`` blocks by subject and the levels of the other treatments (each cell's mean
+#: over trials); ``paired_t`` is a paired t-test of the subjects' means (the blocked difference in
+#: means, without ranks)
+RELATEDNESS_TESTS = ("friedman", "friedman_cells", "paired_t")
 
-    Each subject's response at treatment level ``l`` is its mean outcome over all its
-    finished runs with ``T = l`` (all levels of the other treatments, all trials).
+
+def related_pairs(data: FactorialData, alpha: float = 0.05, test: str = "friedman") -> pd.DataFrame:
+    """A test of every (treatment, outcome) pair (:data:`RELATEDNESS_TESTS`), blocked by subject.
+
+    With ``friedman`` each subject's response at treatment level ``l`` is its mean outcome over
+    all its finished runs with ``T = l`` (all levels of the other treatments, all trials).
     Returns one row per pair: ``treatment, outcome, statistic, p_value, related``
     (``p_value < alpha``).
     """
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must lie in (0, 1), got {alpha}")
+    if test not in RELATEDNESS_TESTS:
+        raise ValueError(f"test={test!r}: expected one of {', '.join(RELATEDNESS_TESTS)}")
     frame = data.ok()
     rows = []
     for t in data.treatments:
+        keys = [data.subject] + ([u for u in data.treatments if u != t] if test == "friedman_cells" else [])
+        means = frame.groupby([*keys, t])[list(data.outcomes)].mean()
         for o in data.outcomes:
-            blocks = frame.groupby([data.subject, t])[o].mean().unstack(t).dropna()
-            statistic, p = friedman(blocks.to_numpy())
+            blocks = means[o].unstack(t).dropna().to_numpy(dtype=float)
+            statistic, p = friedman(blocks) if test != "paired_t" else _paired_t(blocks)
             rows.append({"treatment": t, "outcome": o, "statistic": statistic, "p_value": p,
                          "related": p < alpha})
     return pd.DataFrame(rows)
+
+
+def _paired_t(blocks: np.ndarray) -> tuple[float, float]:
+    """Paired t-test of a two-level treatment's block means; no difference at all gives t = 0, p = 1."""
+    if blocks.shape[1] != 2:
+        raise ValueError(f"the paired t-test needs a two-level treatment, got {blocks.shape[1]} levels")
+    diff = blocks[:, 1] - blocks[:, 0]
+    if len(diff) < 2 or not diff.any():
+        return 0.0, 1.0
+    if np.all(diff == diff[0]):  # a constant non-zero difference: no variance, certain
+        return float(np.inf), 0.0
+    result = stats.ttest_rel(blocks[:, 1], blocks[:, 0])
+    return float(result.statistic), float(result.pvalue)
 
 
 def consistent_dag(data: FactorialData, biasing_covariate: str, related: pd.DataFrame,

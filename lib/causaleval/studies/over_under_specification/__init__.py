@@ -20,9 +20,10 @@ explanation that over-specification costs statistical efficiency (its error shou
 fall like ``n^(-1/2)``) while under-specification costs bias (it should not fall).
 
 The report's tables: :func:`claims` and :func:`agreement`, in the kit's vocabulary
-(:mod:`.claims`); why the result reverses on the paper's own JDK file: :mod:`.readings`. The files:
-:mod:`.scores` (the altered models and Table 2), :mod:`.curve` (the subject curve), :mod:`.claims`,
-:mod:`.readings`, :mod:`.text`.
+(:mod:`.claims`); Table 2's row on the paper's own files under every combination of the choices the
+paper leaves open, and what it does to the claim: :mod:`.grid`. The files: :mod:`.scores` (the
+altered models and Table 2), :mod:`.curve` (the subject curve), :mod:`.claims`, :mod:`.grid`,
+:mod:`.text`.
 """
 
 from __future__ import annotations
@@ -39,21 +40,25 @@ from causaleval.studies.over_under_specification.claims import (
 from causaleval.studies.over_under_specification.curve import (
     REFERENCES, curve_means, error_floor, floor_shares, plot_curve, subject_curve,
 )
-from causaleval.studies.over_under_specification.readings import readings_sentence, readings_table
+from causaleval.studies.over_under_specification.grid import (
+    AXES, REFERENCES as GRID_REFERENCES, SETTINGS as GRID_SETTINGS, grid_by_axis, grid_covariates, grid_summary,
+    grid_table, plot_grid, with_readings,
+)
 from causaleval.studies.over_under_specification.scores import (
     MODELS, STATS, altered_dags, alteration_scores, beside_paper, paper_table2, sid_both_ways, sid_fit, table2, without,
 )
-from causaleval.studies.over_under_specification.text import closing_text, ratio_sentence, sid_fit_sentence
+from causaleval.studies.over_under_specification.text import closing_text, grid_sentence, ratio_sentence, sid_fit_sentence
 from causaleval.studies.software_tvd import Domain, check_domains, domain_summary
 
 STUDY = "03_over_under_specification"
 
-__all__ = ["MODELS", "PAPER_DOMAINS", "REFERENCES", "STATS", "STUDY", "agreement", "altered_dags",
-           "alteration_scores", "beside_paper", "check_params", "claims", "clip_subject_counts", "closing_text",
-           "curve_means", "domain_table", "error_floor", "floor_shares", "paper_table2", "plot_curve",
-           "ratio_bounds", "ratio_by_treatment", "ratio_claim", "ratio_sentence", "readings_sentence",
-           "readings_table", "repeat_ratios", "reversal_summary", "sid_both_ways", "sid_fit", "sid_fit_sentence",
-           "subject_curve", "table2", "without"]
+__all__ = ["agreement", "alteration_scores", "altered_dags", "beside_paper", "check_params", "claims",
+           "clip_subject_counts", "closing_text", "curve_means", "domain_table", "error_floor", "floor_shares",
+           "grid_by_axis", "grid_covariates", "grid_sentence", "grid_summary", "grid_table", "paper_table2",
+           "plot_curve", "plot_grid", "ratio_bounds", "ratio_by_treatment", "ratio_claim", "ratio_sentence",
+           "repeat_ratios", "reversal_summary", "sid_both_ways", "sid_fit", "sid_fit_sentence", "subject_curve",
+           "table2", "with_readings", "without", "AXES", "GRID_REFERENCES", "GRID_SETTINGS", "MODELS", "PAPER_DOMAINS",
+           "REFERENCES", "STATS", "STUDY"]
 
 
 def check_params(p: dict[str, Any]) -> None:

@@ -59,3 +59,19 @@ def closing_text(source: str, domains: Sequence[str], claims: pd.DataFrame, agre
     if notes:
         parts.append("The subsample sizes were adapted to the data: " + "; ".join(notes) + ".")
     return " ".join(parts)
+
+
+def grid_sentence(summary: dict, domain: str, n_samples: int) -> str:
+    """What the readings grid says about the "2-5x" claim (:func:`~.grid.grid_summary`), computed."""
+    low, high = ratio_bounds()
+    p = summary["protocol"]
+    return (f"On {domain}, {summary['readings']} readings, {n_samples} samples each. Under the stated protocol "
+            f"(normalisation per {p['normalize']}, the {p['test']} test at {p['alpha']:g}, {p['bins']} bins, "
+            f"beta {p['beta']:g}, covariate {p['covariate']}, all treatments, the consistent model fitted to the "
+            f"sample as reference) the median ratio under / over is {p['ratio mean']:.2f} "
+            f"[{p['ratio low']:.2f}, {p['ratio high']:.2f}]: {p['ratio in 2-5']} against the stated {low:g}-{high:g}x, "
+            f"with {p['cells matching']} of the paper's TVD cells reproduced. Over the grid the mean ratio ranges "
+            f"{summary['low']:.2f}-{summary['high']:.2f}; {summary['inside']} of {summary['readings']} readings "
+            f"({summary['inside'] / summary['readings']:.0%}) have it inside {low:g}-{high:g}; by their intervals "
+            f"{summary['holds']} hold, {summary['does not hold']} do not hold and {summary['undecided']} are "
+            "undecided" + (f", so the claim's verdict is '{verdicts.DEPENDS_ON_READING}'." if summary["both"] else "."))

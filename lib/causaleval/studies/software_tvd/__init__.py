@@ -22,7 +22,8 @@ from causaleval import params
 from causaleval.datasets.networks import check_network
 from causaleval.studies.software_tvd.claims import agreement, claims_table
 from causaleval.studies.software_tvd.data import (
-    SOURCES, Domain, check_domains, data_fingerprint, domain_summary, empirical_sample, load_domain, related_table,
+    SOURCES, Domain, check_domains, data_fingerprint, domain_summary, empirical_sample, load_domain, raw_data,
+    related_table,
 )
 from causaleval.studies.software_tvd.figure1 import (
     consistency_check, figure1_results, learned_tables, order_agreement, paired_orders, synthetic_model,
@@ -45,7 +46,7 @@ __all__ = ["LABELS", "MEASURES", "SCHEMES", "SENSITIVITY", "SOURCES", "STUDY", "
            "empirical_sample", "figure1_results", "figure2_results", "headline", "learned_tables", "load_domain",
            "logistic_network", "measure_long", "measure_orders", "measure_summary", "order_agreement",
            "paired_orders", "pairwise_calls", "plot_figure1", "plot_measures", "plot_orders", "random_network",
-           "related_table", "sensitivity_results", "sensitivity_table", "strong", "STRONG_COLUMN", "structural_hamming",
+           "raw_data", "related_table", "sensitivity_results", "sensitivity_table", "strong", "STRONG_COLUMN", "structural_hamming",
            "synthetic_model", "user_network", "weak", "WEAK_COLUMN"]
 
 

@@ -99,17 +99,7 @@ def load_domain(source: str, name: str, *, covariate: str, outcomes: Sequence[st
     keeps some of a KDL file's treatments (the others held at their control level)."""
     if normalize not in NORMALIZATIONS:
         raise ValueError(f"normalize={normalize!r}: expected one of {', '.join(NORMALIZATIONS)}")
-    data_dir = resolve(data_dir) if data_dir else None
-    if treatments is not None and source != "kdl":
-        raise ValueError(f"treatments={list(treatments)}: only the KDL files' treatments can be chosen")
-    if source == "kdl":
-        data = load_kdl(name, data_dir, treatments=treatments)
-    elif source == "collected":
-        data = load_collected(name, data_dir, binary=True)
-    elif source == "csv":
-        data = load_factorial_csv(name, data_dir)
-    else:
-        raise ValueError(f"unknown data source {source!r}; expected one of {SOURCES}")
+    data = raw_data(source, name, data_dir, treatments)
     keep = list(outcomes or data.outcomes)
     missing = [c for c in [covariate, *keep] if c not in data.frame.columns]
     if missing:
@@ -128,6 +118,21 @@ def load_domain(source: str, name: str, *, covariate: str, outcomes: Sequence[st
     return Domain(name, data, covariate, cards, truth)
 
 
+def raw_data(source: str, name: str, data_dir: str | None = None,
+             treatments: Sequence[str] | None = None) -> FactorialData:
+    """Domain ``name`` of ``source`` as read, before :func:`load_domain` prepares it."""
+    data_dir = resolve(data_dir) if data_dir else None
+    if treatments is not None and source != "kdl":
+        raise ValueError(f"treatments={list(treatments)}: only the KDL files' treatments can be chosen")
+    if source == "kdl":
+        return load_kdl(name, data_dir, treatments=treatments)
+    if source == "collected":
+        return load_collected(name, data_dir, binary=True)
+    if source == "csv":
+        return load_factorial_csv(name, data_dir)
+    raise ValueError(f"unknown data source {source!r}; expected one of {SOURCES}")
+
+
 def domain_summary(domains: Sequence[Domain]) -> pd.DataFrame:
     """Subjects, runs, treatments, outcomes and biasing covariate of each prepared domain."""
     return pd.DataFrame([{
@@ -137,9 +142,9 @@ def domain_summary(domains: Sequence[Domain]) -> pd.DataFrame:
     ).set_index("domain")
 
 
-def related_table(domain: Domain, alpha: float) -> pd.DataFrame:
-    """The Friedman test of every (treatment, outcome) pair of a domain."""
-    return consistent.related_pairs(domain.data, alpha=alpha).assign(domain=domain.name)
+def related_table(domain: Domain, alpha: float, test: str = "friedman") -> pd.DataFrame:
+    """The relatedness test (the Friedman test by default) of every (treatment, outcome) pair of a domain."""
+    return consistent.related_pairs(domain.data, alpha=alpha, test=test).assign(domain=domain.name)
 
 
 def empirical_sample(domain: Domain, beta: float, seed: int) -> pd.DataFrame:
