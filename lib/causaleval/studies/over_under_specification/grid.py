@@ -87,9 +87,12 @@ def grid_table(source: str, name: str, base: Mapping[str, Any], covariates: list
     Table 2 row (module notes). ``base`` holds the study's parameters (``seed``, ``outcomes``,
     ``smoothing``, ``ess``, ``level``, ``sid_covariate`` and the protocol's settings);
     ``covariates`` the biasing covariates to try; ``axes`` the values of the other axes (default
-    :data:`AXES`). The domain's preparations run in parallel."""
+    :data:`AXES`; the protocol's own values are added, so its reading is always in the grid). The
+    domain's preparations run in parallel."""
     if n_samples < 2:
         raise ValueError(f"grid_samples={n_samples}: the ratio's interval needs at least 2 samples")
+    axes = {**axes, **{k: tuple(dict.fromkeys([*axes[k], base[k]])) for k in ("normalize", "bins", "beta", "alpha")}}
+    axes["test"] = tuple(dict.fromkeys(["friedman", *axes["test"]]))  # the stated protocol is always a reading
     sets: dict[str, list[str] | None] = {"all": None}
     drawn = figure1_treatments(name)
     if drawn is not None:
