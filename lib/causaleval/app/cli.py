@@ -24,7 +24,10 @@ Runs never mix: a run executes in a hidden folder ``runs/<study>/.<tag>.running-
 and is renamed into place only when every cell succeeded. A run into an existing tag is
 refused unless ``--force`` (which replaces the folder once the new run succeeded), and so is a
 second run into a tag while the first is still running (a lock per tag). A
-failed run writes nothing to ``runs/<study>/<tag>/`` or ``figures/``; its executed
+failed or stopped run writes nothing to ``runs/<study>/<tag>/``, ``figures/`` or the folder of
+``-p output_dir DIR`` (what the kernel writes to DIR is staged in the run's folder,
+:func:`causaleval.paths.staged`, and moved to DIR, its subfolders from other runs carried over,
+when every cell succeeded), and says which of them it left unchanged; its executed
 notebook (with the error) is kept in ``runs/<study>/<tag>.failed/``, and the error is
 printed as one paragraph (``--verbose`` adds the traceback).
 
@@ -59,6 +62,8 @@ _TAG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 _TEMPORARY = re.compile(r"^\.(?P<name>.+)\.(?:running|new|old)-(?P<pid>\d+)$")
 #: the kernel's figures root in a run at the defaults; moved to figures/ when the run succeeds
 _DEFAULT_FIGURES = "figures-at-defaults"
+#: what a run with ``-p output_dir DIR`` writes to DIR, staged; moved to DIR when the run succeeds
+_STAGED_OUTPUT = "output-staged"
 
 
 class RunFailed(RuntimeError):
@@ -155,6 +160,12 @@ def run_study(name: str, overrides: dict[str, Any], tag: str | None = None, inpl
     destination = paths.study_figures(notebook)  # where a run at the defaults writes, once it succeeded
     if not overrides:
         env["CAUSALEVAL_FIGURES"] = str(work / _DEFAULT_FIGURES)
+        figures = paths.figures_root()
+    elif overrides.get("output_dir"):  # a folder of one's choice (figures/... in reproduce) is staged too
+        figures = _output_folder(notebook, overrides["output_dir"])
+        env["CAUSALEVAL_STAGED_OUTPUT"] = f"{figures}{os.pathsep}{work / _STAGED_OUTPUT}"
+    else:
+        figures = final / "figures"
     user_dirs = paths.study_dirs()[1:]
     if user_dirs:  # a user's studies, for the kernel, whose working directory is the notebook's folder
         env["CAUSALEVAL_STUDIES"] = os.pathsep.join(str(d) for d in user_dirs)
@@ -180,20 +191,21 @@ def run_study(name: str, overrides: dict[str, Any], tag: str | None = None, inpl
     except BaseException as err:  # noqa: B036 - an interrupted run is a failed run too
         if "signal" in stop and not isinstance(err, KeyboardInterrupt):  # e.g. the kernel's death it caused
             err = Stopped(stop["signal"]) if stop["signal"] != signal.SIGINT else KeyboardInterrupt()
-        unchanged = "the committed notebook and figures/ are unchanged" if inplace else (
-            f"{_show(final)} and figures/ are unchanged")
+        unchanged = (f"the committed notebook and {_show(figures)}/ are unchanged" if inplace else
+                     f"{_show(final)} and {_show(figures)}/ are unchanged" if figures.parent != final else
+                     f"{_show(final)} is unchanged")
         raise _failure(name, err, work, folder / f"{tag}.failed", output.name, unchanged) from err
     _finish_notebook(output, notebook, notebook if inplace else final / notebook.name, work, final)
     if not inplace:
         _export_html(output)
     if not overrides:
         for made in sorted((work / _DEFAULT_FIGURES).glob("*")):
-            _keep_variants(destination.parent / made.name, made)
-            _replace_dir(made, destination.parent / made.name)
+            _publish(made, destination.parent / made.name)
         shutil.rmtree(work / _DEFAULT_FIGURES, ignore_errors=True)
+        figures = destination
+    elif (work / _STAGED_OUTPUT).exists():
+        _publish(work / _STAGED_OUTPUT, figures)
     shutil.rmtree(folder / f"{tag}.failed", ignore_errors=True)
-    figures = (destination if not overrides
-               else Path(overrides.get("output_dir") or final / "figures"))
     if inplace:
         shutil.move(str(output), str(notebook))
         shutil.rmtree(work)
@@ -340,6 +352,19 @@ def _export_html(notebook: Path) -> None:
 
     body, _ = HTMLExporter().from_filename(str(notebook))
     notebook.with_suffix(".html").write_text(body)
+
+
+def _output_folder(notebook: Path, output_dir: str) -> Path:
+    """The folder ``output_dir`` names for the kernel, whose working directory is the notebook's folder."""
+    folder = Path(output_dir)
+    return (folder if folder.is_absolute() else notebook.parent / folder).resolve()
+
+
+def _publish(made: Path, destination: Path) -> None:
+    """Move a finished run's outputs ``made`` to ``destination`` (the outputs' subfolders that other
+    runs wrote there carried over, :func:`_keep_variants`)."""
+    _keep_variants(destination, made)
+    _replace_dir(made, destination)
 
 
 def _keep_variants(old: Path, new: Path) -> None:
