@@ -289,8 +289,8 @@ def _guarded_kernel_manager(ip: str) -> Any:
             pgid = self.provisioner.pgid if self.provisioner is not None else None
             if pgid:
                 script = Path(__file__).with_name("watchdog.py")
-                self._watchdog = subprocess.Popen([sys.executable, "-I", str(script), str(pgid)],
-                                                  stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+                command = [sys.executable, "-I", str(script), str(pgid), os.path.dirname(ip)]
+                self._watchdog = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
 
         def release_watchdog(self) -> None:
             watchdog = getattr(self, "_watchdog", None)
