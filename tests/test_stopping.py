@@ -1,6 +1,7 @@
 """Stopping a run stops everything: SIGTERM, SIGHUP and kill -9 of ``causaleval run``, and Ctrl-C
-(SIGINT to its process group), leave no process of the run alive after 10 s, a non-zero exit, and
-nothing changed in ``figures/`` or ``runs/<study>/<tag>``. A real run of study 2 with two joblib
+(SIGINT to its process group), leave no process of the run alive after 10 s, no kernel socket folder,
+a non-zero exit, and nothing changed in ``figures/`` or ``runs/<study>/<tag>``; a run stopped after
+writing into a figures folder of ``-p output_dir`` leaves it byte-identical. A real run of study 2 with two joblib
 workers, its process tree collected before the signal."""
 
 import ctypes
@@ -49,8 +50,9 @@ def _alive(pids: set[int]) -> set[int]:
 
 
 def _start(tmp_path: Path, tag: str) -> subprocess.Popen:
+    (tmp_path / "tmp").mkdir()
     env = {**os.environ, "CAUSALEVAL_RUNS": str(tmp_path / "runs"), "CAUSALEVAL_CACHE": str(tmp_path / "cache"),
-           "CAUSALEVAL_FIGURES": str(tmp_path / "figures")}
+           "CAUSALEVAL_FIGURES": str(tmp_path / "figures"), "TMPDIR": str(tmp_path / "tmp")}
     return subprocess.Popen([sys.executable, "-m", "causaleval", *ARGS, "--tag", tag], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
                             preexec_fn=_die_with_pytest)
@@ -93,6 +95,7 @@ def test_a_stopped_run_leaves_no_process_and_no_output(tmp_path, how):
     while _alive(tree) and time.monotonic() < deadline:
         time.sleep(0.5)
     assert not _alive(tree), f"{how}: processes of the run still alive 10 s later: {sorted(_alive(tree))}"
+    assert not list((tmp_path / "tmp").glob("causaleval-kernel-*")), f"{how}: the kernel's socket folder is left"
     assert code != 0
     err = proc.stderr.read()
     if how in ("SIGTERM", "SIGHUP"):
