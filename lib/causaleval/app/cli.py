@@ -278,7 +278,8 @@ def _stopping(stop: dict[str, Any]) -> Iterator[None]:
 def _guarded_kernel_manager(ip: str) -> Any:
     """A kernel manager whose kernel's process group (the kernel and every process it starts) a
     standard-library watchdog (:mod:`causaleval.app.watchdog`) kills when this process ends, however
-    it ends: ``kill -9`` included. :meth:`release_watchdog` ends the watchdog after a clean shutdown."""
+    it ends: ``kill -9`` included; the watchdog then removes the socket folder of ``ip`` too.
+    :meth:`release_watchdog` ends the watchdog after a clean shutdown."""
     import subprocess
 
     from jupyter_client.manager import KernelManager
