@@ -114,7 +114,11 @@ def parse_overrides(notebook: Path, pairs: list[tuple[str, str]]) -> dict[str, A
 
 def check_study(name: str, overrides: Mapping[str, Any]) -> None:
     """The study's own ``check_params`` (``causaleval.studies.<name>``, when it has one) on
-    its defaults with ``overrides``, so what the schema cannot state fails before the kernel."""
+    its defaults with ``overrides``, so what the schema cannot state fails before the kernel; what it
+    announces (:class:`causaleval.params.ParameterNote`: a count clipped, a part skipped) is printed
+    as one line each."""
+    import warnings
+
     try:
         module = importlib.import_module(f"causaleval.studies.{name}")
     except ModuleNotFoundError as err:
@@ -123,9 +127,16 @@ def check_study(name: str, overrides: Mapping[str, Any]) -> None:
         raise
     if hasattr(module, "check_params"):
         try:
-            module.check_params({**params.defaults(study_notebook(name)), **overrides})
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", params.ParameterNote)
+                module.check_params({**params.defaults(study_notebook(name)), **overrides})
         except ValueError as err:
             raise params.ParameterError(f"study {name}: {err}") from None
+        for note in caught:
+            if issubclass(note.category, params.ParameterNote):
+                print(f"causaleval: note: {note.message}", file=sys.stderr)
+            else:
+                warnings.warn_explicit(note.message, note.category, note.filename, note.lineno)
 
 
 def run_study(name: str, overrides: dict[str, Any], tag: str | None = None, inplace: bool = False,

@@ -11,6 +11,13 @@ study's method settings (a mapping). Register your own with :func:`register_post
 
     my_sampler.max_nodes = 12  # optional: study 6 does not run it on more variables, and says so
 
+A method that reads options of its own declares them (the grammar of :mod:`causaleval.params`), so
+study 6 checks its ``method_options`` before the kernel starts and refuses a misspelt name::
+
+    @register_posterior("my_sampler", options={"my_steps": {"type": "int", "min": 1}})
+
+The kit's methods declare theirs in ``notebooks/06_bayesian_cd_ate.params.yaml``.
+
 Built in (Emezue et al. 2023, Sec. 3.1 and App. B.3; REFERENCES.md):
 
 * ``bootstrap_pc`` / ``bootstrap_ges``: the non-parametric DAG bootstrap (Friedman,
@@ -49,16 +56,22 @@ from causaleval.plugins import check_name
 
 PosteriorFn = Callable[..., np.ndarray]
 POSTERIORS: dict[str, PosteriorFn] = {}
+#: options a plugin's method declares, by method: option name -> declaration (``options_from`` of study 6)
+OPTIONS: dict[str, dict[str, dict[str, Any]]] = {}
 CPDAG_RULES = ("random_extension", "uniform")
 
 
-def register_posterior(name: str) -> Callable[[PosteriorFn], PosteriorFn]:
+def register_posterior(name: str, options: Mapping[str, Mapping[str, Any]] | None = None,
+                       ) -> Callable[[PosteriorFn], PosteriorFn]:
     """Decorator adding ``fn`` to :data:`POSTERIORS` under ``name`` (a name is taken once:
-    another function under it is refused, the same one again accepted)."""
+    another function under it is refused, the same one again accepted), with the ``options`` it
+    reads declared in :data:`OPTIONS` (module notes)."""
 
     def wrap(fn: PosteriorFn) -> PosteriorFn:
         check_name("posterior method", name, POSTERIORS.get(name), fn)
         POSTERIORS[name] = fn
+        if options:
+            OPTIONS[name] = {key: dict(entry) for key, entry in options.items()}
         return fn
 
     return wrap
