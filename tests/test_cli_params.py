@@ -138,6 +138,7 @@ def test_a_failing_run_prints_one_paragraph_and_leaves_no_run_folder(tiny, capsy
     assert len(lines) == 1 and "Traceback" not in err and "-----" not in err
     assert "study tiny failed in cell" in lines[0]
     assert "ValueError: n=-1 is negative, see above" in lines[0] and str(failed) in lines[0]
+    assert f"{tiny / 'runs' / 'tiny' / 'neg'} is unchanged" in lines[0]  # its tables went to its own folder
     assert failed.exists() and "n=-1 is negative" in failed.read_text()
     assert sorted(p.name for p in (tiny / "runs" / "tiny").iterdir()) == ["neg.failed"]  # no neg/, no temporaries
     assert not (tiny / "figs").exists()

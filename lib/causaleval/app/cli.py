@@ -171,7 +171,7 @@ def run_study(name: str, overrides: dict[str, Any], tag: str | None = None, inpl
     destination = paths.study_figures(notebook)  # where a run at the defaults writes, once it succeeded
     if not overrides:
         env["CAUSALEVAL_FIGURES"] = str(work / _DEFAULT_FIGURES)
-        figures = paths.figures_root()
+        figures = destination.parent  # figures/, or a user's study's own figures folder
     elif overrides.get("output_dir"):  # a folder of one's choice (figures/... in reproduce) is staged too
         figures = _output_folder(notebook, overrides["output_dir"])
         env["CAUSALEVAL_STAGED_OUTPUT"] = f"{figures}{os.pathsep}{work / _STAGED_OUTPUT}"
