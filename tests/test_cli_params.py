@@ -355,8 +355,6 @@ def test_a_run_at_the_defaults_keeps_the_studys_runs_on_other_data(tmp_path):
     ("software_tvd", [("n_dags", "1"), ("n_sensitivity", "0"), ("n_trials", "2"), ("n_samples", "1000")],
      "parameter n_dags = 1 (int): expected int >= 2"),
     ("software_tvd", [("bins", "1")], "parameter bins = 1 (int): expected int >= 2"),
-    ("software_tvd", [("n_dags", "3")], "parameter n_sensitivity = 10 with n_dags = 3: the sensitivity table would "
-                                        "rerun 3 network(s) and needs at least 4"),
     ("bayesian_cd_ate", [("sample_sizes", "[]"), ("sachs", "false"), ("exact_nodes", "0")],
      "sample_sizes = [] and sachs = false: no data set to run"),
     # D4: study 6's method options, declared per method

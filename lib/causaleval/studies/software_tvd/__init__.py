@@ -50,9 +50,8 @@ __all__ = ["LABELS", "MEASURES", "SCHEMES", "SENSITIVITY", "SOURCES", "STUDY", "
 
 
 def _check_sensitivity(p: dict[str, Any]) -> None:
-    """The sensitivity table reruns the first ``min(n_sensitivity, n_dags)`` random networks: a clip to
-    1-3 networks (no interval) is refused, another clip announced, and so is the table's skip with a
-    ``network`` of one's own."""
+    """The sensitivity table reruns the first ``min(n_sensitivity, n_dags)`` random networks: a clip is
+    announced, and so is the table's skip with a ``network`` of one's own."""
     wanted = p.get("n_sensitivity", 0)
     if not wanted:
         return
@@ -60,14 +59,9 @@ def _check_sensitivity(p: dict[str, Any]) -> None:
         params.announce(STUDY, f"n_sensitivity = {wanted} is not run: with network = {p['network']!r} "
                                "there are no random networks to rerun (n_sensitivity 0 says so)")
         return
-    used = min(wanted, p["n_dags"])
-    if used < 4:
-        raise ValueError(f"parameter n_sensitivity = {wanted} with n_dags = {p['n_dags']}: the sensitivity table "
-                         f"would rerun {used} network(s) and needs at least 4 for an interval; give n_dags >= 4 "
-                         "or n_sensitivity 0 (skips the table)")
-    if used < wanted:
+    if p["n_dags"] < wanted:
         params.announce(STUDY, f"n_sensitivity = {wanted} is more than n_dags = {p['n_dags']}: the sensitivity "
-                               f"table reruns the {used} networks there are")
+                               f"table reruns the {p['n_dags']} networks there are")
 
 
 def check_params(p: dict[str, Any]) -> None:
