@@ -138,6 +138,7 @@ def test_a_failing_run_prints_one_paragraph_and_leaves_no_run_folder(tiny, capsy
     assert len(lines) == 1 and "Traceback" not in err and "-----" not in err
     assert "study tiny failed in cell" in lines[0]
     assert "ValueError: n=-1 is negative, see above" in lines[0] and str(failed) in lines[0]
+    assert f"{tiny / 'runs' / 'tiny' / 'neg'} is unchanged" in lines[0]  # its tables went to its own folder
     assert failed.exists() and "n=-1 is negative" in failed.read_text()
     assert sorted(p.name for p in (tiny / "runs" / "tiny").iterdir()) == ["neg.failed"]  # no neg/, no temporaries
     assert not (tiny / "figs").exists()
@@ -399,3 +400,68 @@ def test_a_run_at_the_defaults_keeps_the_studys_runs_on_other_data(tmp_path):
     cli._keep_variants(old, new)
     cli._replace_dir(new, old)
     assert (old / "kdl_jdk" / "claims.csv").read_text() == "claim\n" and not (old / "stale.csv").exists()
+
+
+# ------------------------------------------------------------------- combinations, before the kernel
+@pytest.mark.parametrize("study, pairs, message", [
+    # D3: these passed the schema and failed in a cell, without naming the parameter
+    ("software_tvd", [("n_dags", "1"), ("n_sensitivity", "0"), ("n_trials", "2"), ("n_samples", "1000")],
+     "parameter n_dags = 1 (int): expected int >= 2"),
+    ("software_tvd", [("bins", "1")], "parameter bins = 1 (int): expected int >= 2"),
+    ("bayesian_cd_ate", [("sample_sizes", "[]"), ("sachs", "false"), ("exact_nodes", "0")],
+     "sample_sizes = [] and sachs = false: no data set to run"),
+    # D4: study 6's method options, declared per method
+    ("bayesian_cd_ate", [("method_options", "{dibs_stepz: 10}")],
+     "parameter method_options key = 'dibs_stepz' (str): expected a declared option (did you mean 'dibs_steps'?)"),
+    ("bayesian_cd_ate", [("method_options", "{pc_alpha: 5}")],
+     "parameter method_options['pc_alpha'] = 5 (int): expected float in (0, 1)"),
+    ("bayesian_cd_ate", [("method_options", "{dibs_steps: 0}")],
+     "parameter method_options['dibs_steps'] = 0 (int): expected int >= 1"),
+    ("bayesian_cd_ate", [("method_options", "{mc3_burn_in: -5}")],
+     "parameter method_options['mc3_burn_in'] = -5 (int): expected int >= 0"),
+    ("bayesian_cd_ate", [("method_options", "{gfn_lr: .inf}")],
+     "parameter method_options['gfn_lr'] = inf (float): expected finite float > 0"),
+    ("bayesian_cd_ate", [("method_options", "{ges_score: 3}")],
+     "parameter method_options['ges_score'] = 3 (int): expected str among 'bic', 'bge'"),
+    # a latent variable that is not in the network names the parameter
+    ("asia_mag_nced", [("latent", "[smoke, cloudy]")],
+     "parameter latent = ['smoke', 'cloudy']: ['cloudy'] not node(s) of network 'asia'"),
+])
+def test_settings_that_cannot_run_are_refused_before_the_kernel_naming_the_parameters(study, pairs, message):
+    with pytest.raises(params.ParameterError) as err:
+        cli.check_study(study, cli.parse_overrides(cli.study_notebook(study), pairs))
+    assert str(err.value).startswith(f"study {study}: ") and message in str(err.value), str(err.value)
+
+
+@pytest.mark.parametrize("study, pairs, note", [
+    ("bayesian_cd_ate", [("seeds", "[0]")], "study bayesian_cd_ate: sachs_seeds = 2 is more than the 1 seed(s) of "
+                                            "seeds = [0]: Sachs runs at those 1"),
+    ("software_tvd", [("n_dags", "5")], "study software_tvd: n_sensitivity = 10 is more than n_dags = 5: the "
+                                        "sensitivity table reruns the 5 networks there are"),
+    ("software_tvd", [("network", "asia")], "study software_tvd: n_sensitivity = 10 is not run: with network = 'asia'"),
+])
+def test_a_clipped_count_or_a_skipped_part_is_announced_in_one_line(study, pairs, note, capsys):
+    cli.check_study(study, cli.parse_overrides(cli.study_notebook(study), pairs))
+    err = capsys.readouterr().err
+    assert err.startswith(f"causaleval: note: {note}") and err.count("\n") == 1, err
+
+
+def test_every_option_a_kit_method_reads_is_declared_and_a_plugins_own_are_checked():
+    from causaleval.bayes import bcd_nets, dag_gflownet, dibs, gadget, posteriors
+    from causaleval.studies.bayesian_cd_ate import POSTERIOR_OPTIONS
+
+    spec = params.schema("bayesian_cd_ate")["method_options"]
+    declared = {group: set(specs) for group, specs in spec.options.items()}
+    assert set(declared) == {"bootstrap_pc", "bootstrap_ges", "mc3", *(m.__name__.rsplit(".", 1)[1]
+                                                                       for m in (bcd_nets, dag_gflownet, dibs, gadget))}
+    for module in (bcd_nets, dag_gflownet, dibs, gadget):
+        assert declared[module.__name__.rsplit(".", 1)[1]] == set(module.DEFAULTS)
+    assert set().union(*declared.values()) >= set(POSTERIOR_OPTIONS)
+    posteriors.register_posterior("_test_own", options={"own_steps": {"type": "int", "min": 1}})(lambda *a, **k: None)
+    try:
+        params.check("bayesian_cd_ate", {"method_options": {"own_steps": 3}})
+        with pytest.raises(params.ParameterError, match=r"method_options\['own_steps'\] = 0 \(int\): expected int >= 1"):
+            params.check("bayesian_cd_ate", {"method_options": {"own_steps": 0}})
+    finally:
+        posteriors.POSTERIORS.pop("_test_own")
+        posteriors.OPTIONS.pop("_test_own")

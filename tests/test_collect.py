@@ -1,11 +1,13 @@
 """Collection at tiny scale on the real engines: layout, determinism, failures, resumption."""
 
+import itertools
 import json
 import os
 import signal
 import subprocess
 import sys
 import time
+import types
 
 import pandas as pd
 import pytest
@@ -130,6 +132,19 @@ def test_interrupted_collection_resumes_without_loss_or_duplicates(tmp_path):
     data = load_collected("sqlite", path=tmp_path)
     assert set(data.missing_cells()["reason"]) == {"error"}
     assert data.complete().frame.empty  # every subject lost its level-1 cells
+
+
+def test_collection_seconds_count_the_interrupted_part_and_the_resumed_one(tmp_path, monkeypatch):
+    clock = itertools.count(0, 100)  # the runner's clock: each reading 100 s after the last
+    monkeypatch.setattr(runner, "time", types.SimpleNamespace(perf_counter=lambda: next(clock)))
+    _Flaky.stop_after = 50
+    with pytest.raises(KeyboardInterrupt):
+        runner.collect(_Flaky, _settings(), tmp_path, progress=False)
+    first = json.loads((tmp_path / "manifest.json").read_text())["collection_seconds"]
+    assert first == 200  # from the start to the interruption: two readings later
+    _Flaky.stop_after = None
+    runner.collect(_Flaky, _settings(), tmp_path, progress=False)
+    assert json.loads((tmp_path / "manifest.json").read_text())["collection_seconds"] == first + 300
 
 
 def test_killed_collection_stops_cleanly_and_resumes(tmp_path):

@@ -83,6 +83,36 @@ def test_registry_checks_what_a_method_returns():
         P.POSTERIORS.pop("_test_short")
 
 
+@pytest.mark.parametrize("value, shown", [(np.nan, "nan"), (np.inf, "inf"), (0.5, "0.5"), (-1, "-1"), (2, "2")])
+def test_a_plugin_entry_other_than_0_or_1_is_refused_never_read_as_an_edge(value, shown):
+    """``np.asarray(..., dtype=bool)`` read NaN as True: an edge no method gave."""
+    @P.register_posterior("_test_nan")
+    def nan_edge(data, *, n_samples, seed, options):
+        g = np.zeros((n_samples, data.shape[1], data.shape[1]), float if isinstance(value, float) else int)
+        g[1, 2, 3] = value
+        return g
+
+    try:
+        with pytest.raises(ValueError, match=rf"'_test_nan': sample 1 holds {shown} at \(2, 3\); expected booleans or 0/1"):
+            P.sample_posterior("_test_nan", _frame(), n_samples=2, seed=0, options=OPTIONS)
+    finally:
+        P.POSTERIORS.pop("_test_nan")
+
+
+def test_0_and_1_as_numbers_are_edges():
+    @P.register_posterior("_test_ints")
+    def ints(data, *, n_samples, seed, options):
+        g = np.zeros((n_samples, data.shape[1], data.shape[1]), int)
+        g[:, 0, 1] = 1
+        return g
+
+    try:
+        dags = P.sample_posterior("_test_ints", _frame(), n_samples=2, seed=0, options=OPTIONS)
+        assert dags.dtype == bool and dags[:, 0, 1].all() and dags.sum() == 2
+    finally:
+        P.POSTERIORS.pop("_test_ints")
+
+
 @pytest.mark.parametrize("n_samples", [0, -3, 2.5, True])
 def test_a_sample_size_that_is_not_a_positive_integer_is_refused_before_any_method_runs(n_samples):
     with pytest.raises(ValueError, match=rf"'mc3': n_samples={n_samples!r}; expected a positive integer"):

@@ -1,6 +1,7 @@
 """Stopping a run stops everything: SIGTERM, SIGHUP and kill -9 of ``causaleval run``, and Ctrl-C
-(SIGINT to its process group), leave no process of the run alive after 10 s, a non-zero exit, and
-nothing changed in ``figures/`` or ``runs/<study>/<tag>``. A real run of study 2 with two joblib
+(SIGINT to its process group), leave no process of the run alive after 10 s, no kernel socket folder,
+a non-zero exit, and nothing changed in ``figures/`` or ``runs/<study>/<tag>``; a run stopped after
+writing into a figures folder of ``-p output_dir`` leaves it byte-identical. A real run of study 2 with two joblib
 workers, its process tree collected before the signal."""
 
 import ctypes
@@ -49,8 +50,9 @@ def _alive(pids: set[int]) -> set[int]:
 
 
 def _start(tmp_path: Path, tag: str) -> subprocess.Popen:
+    (tmp_path / "tmp").mkdir()
     env = {**os.environ, "CAUSALEVAL_RUNS": str(tmp_path / "runs"), "CAUSALEVAL_CACHE": str(tmp_path / "cache"),
-           "CAUSALEVAL_FIGURES": str(tmp_path / "figures")}
+           "CAUSALEVAL_FIGURES": str(tmp_path / "figures"), "TMPDIR": str(tmp_path / "tmp")}
     return subprocess.Popen([sys.executable, "-m", "causaleval", *ARGS, "--tag", tag], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
                             preexec_fn=_die_with_pytest)
@@ -93,6 +95,7 @@ def test_a_stopped_run_leaves_no_process_and_no_output(tmp_path, how):
     while _alive(tree) and time.monotonic() < deadline:
         time.sleep(0.5)
     assert not _alive(tree), f"{how}: processes of the run still alive 10 s later: {sorted(_alive(tree))}"
+    assert not list((tmp_path / "tmp").glob("causaleval-kernel-*")), f"{how}: the kernel's socket folder is left"
     assert code != 0
     err = proc.stderr.read()
     if how in ("SIGTERM", "SIGHUP"):
@@ -117,3 +120,88 @@ def test_make_gives_its_long_commands_a_parent_death_signal():
     assert len(long_commands) == 2, plan
     for line in long_commands:
         assert "exec setpriv --pdeathsig TERM " in line, line
+
+
+# ----------------------------------------------------------------- a run into a figures folder
+def _writing_study(folder: Path) -> None:
+    """A user's study ``slow``: it writes its table, then (n = 2) waits in a later cell, so a signal
+    stops it after it has written into its output folder."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    first = nbformat.v4.new_code_cell("n = 1\noutput_dir = None")
+    first.metadata["tags"] = ["parameters"]
+    nb.cells = [first, nbformat.v4.new_code_cell(
+        "import time\nimport pandas as pd\nfrom causaleval import report\n"
+        "report.save_table(pd.DataFrame({'n': [n]}), 't', study='01_slow', params=dict(n=n), out=output_dir)"),
+        nbformat.v4.new_code_cell("if n == 2:\n    time.sleep(120)")]
+    folder.mkdir(parents=True)
+    nbformat.write(nb, folder / "01_slow.ipynb")
+    (folder / "01_slow.params.yaml").write_text("n: {type: int}\noutput_dir: {type: 'str | None'}\n")
+
+
+def _committed_outputs(figures: Path) -> dict[str, bytes]:
+    """A figures folder as a study's earlier runs left it: the run's folder ``variant/`` with a
+    subfolder of another run, and a sibling folder; returned as bytes by relative path."""
+    (figures / "01_slow" / "variant" / "other_data").mkdir(parents=True)
+    (figures / "01_slow" / "sibling").mkdir(parents=True)
+    (figures / "01_slow" / "variant" / "t.csv").write_text(",n\n0,7\n")
+    (figures / "01_slow" / "variant" / "stale.md").write_text("from an earlier run\n")
+    (figures / "01_slow" / "variant" / "other_data" / "t.csv").write_text(",n\n0,8\n")
+    (figures / "01_slow" / "sibling" / "t.csv").write_text(",n\n0,9\n")
+    return _snapshot(figures)
+
+
+def _snapshot(figures: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(figures)): p.read_bytes() for p in sorted(figures.rglob("*")) if p.is_file()}
+
+
+def _run_slow(tmp_path: Path, n: int, output_dir: str) -> subprocess.Popen:
+    env = {**os.environ, "CAUSALEVAL_RUNS": str(tmp_path / "runs"), "CAUSALEVAL_CACHE": str(tmp_path / "cache"),
+           "CAUSALEVAL_FIGURES": str(tmp_path / "figures"), "CAUSALEVAL_STUDIES": str(tmp_path / "studies")}
+    return subprocess.Popen([sys.executable, "-m", "causaleval", "run", "slow", "-p", "n", str(n), "-p", "output_dir",
+                             output_dir, "--tag", f"n{n}"], env=env, cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True, preexec_fn=_die_with_pytest)
+
+
+@pytest.mark.parametrize("output_dir", ["../figures/01_slow/variant", "{tmp}/figures/01_slow/variant"])
+def test_a_run_stopped_while_writing_into_a_figures_folder_leaves_it_byte_identical(tmp_path, output_dir):
+    """The make-reproduce runs write into ``figures/<study>/<folder>`` with ``-p output_dir`` (relative
+    to the notebook's folder, as the kernel reads it): stopped after writing there, the folder is as it
+    was, byte for byte, and the message names it as unchanged."""
+    _writing_study(tmp_path / "studies")
+    before = _committed_outputs(tmp_path / "figures")
+    proc = _run_slow(tmp_path, 2, output_dir.format(tmp=tmp_path))
+    deadline = time.monotonic() + 120
+    while not list((tmp_path / "runs" / "slow").glob(".n2.running-*/output-staged/t.provenance.json")):
+        assert proc.poll() is None, proc.stderr.read()[-2000:]
+        assert time.monotonic() < deadline, "the run wrote no table within the time limit"
+        time.sleep(0.2)
+    os.kill(proc.pid, signal.SIGTERM)
+    try:
+        code = proc.wait(timeout=15)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    err = proc.stderr.read()
+    assert code != 0 and "study slow was stopped (SIGTERM)" in err, err[-2000:]
+    assert f"{tmp_path / 'figures' / '01_slow' / 'variant'}/ are unchanged" in err, err[-2000:]
+    assert _snapshot(tmp_path / "figures") == before
+    assert not (tmp_path / "runs" / "slow" / "n2").exists()
+
+
+def test_a_finished_run_moves_its_outputs_into_the_figures_folder_keeping_other_runs_subfolders(tmp_path):
+    _writing_study(tmp_path / "studies")
+    before = _committed_outputs(tmp_path / "figures")
+    proc = _run_slow(tmp_path, 1, "../figures/01_slow/variant")
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err[-2000:]
+    after = _snapshot(tmp_path / "figures")
+    assert after["01_slow/variant/t.csv"] == b",n\n0,1\n"  # the new table
+    assert "01_slow/variant/stale.md" not in after  # the folder is replaced whole ...
+    for kept in ("01_slow/variant/other_data/t.csv", "01_slow/sibling/t.csv"):  # ... other runs' outputs stay
+        assert after[kept] == before[kept]
+    provenance = (tmp_path / "figures" / "01_slow" / "variant" / "t.provenance.json").read_text()
+    assert "output-staged" not in provenance and "running" not in provenance
+    assert not list((tmp_path / "runs" / "slow").glob(".*"))  # no staging folder left

@@ -12,7 +12,7 @@ from causaleval.studies import software_tvd as S
 
 DEFAULTS = dict(source="collected", domains=["sqlite"], covariates={"sqlite": "num_joins"},
                 learners=["pc", "ges", "mmhc"], ground_truth_learners=["pc"], cpdag_rule="extension",
-                beta=1.0, n_trials=1, bins=3, n_dags=1, n_nodes=5, n_samples=100, n_sensitivity=0)
+                beta=1.0, n_trials=1, bins=3, n_dags=2, n_nodes=5, n_samples=100, n_sensitivity=0)
 
 
 @pytest.mark.parametrize("change,message", [

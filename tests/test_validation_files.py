@@ -436,3 +436,40 @@ def test_floats_read_back_bit_for_bit(tmp_path):
     path = tmp_path / "floats.csv"
     pd.DataFrame({"id": [f"u{i}" for i in range(500)], "x": values}).to_csv(path, index=False)
     assert (read_table(path, text=["id"]).frame["x"].to_numpy() == values).all()
+
+
+# ---------------------------------------------------------------------------- pandas' missing-value words
+NA_WORDS = ["NA", "N/A", "NULL", "None", "#N/A", "n/a", "nan", "NaN", "-nan", "<NA>"]
+
+
+def _kdl_with(tmp_path, word):
+    _postgres(tmp_path)
+    path = tmp_path / "postgres" / KDL_FILE
+    path.write_text(_set(path.read_text(), 10, "runtime", word))
+    return path, "runtime", 10, lambda: load_kdl("postgres", tmp_path)
+
+
+def _collected_with(tmp_path, word):
+    folder = tmp_path / "sqlite"
+    small_collection.__wrapped__(tmp_path)
+    _runs(lambda t: _set(t, 12, "sorts", word))(folder)
+    return folder / "runs.csv.gz", "sorts", 12, lambda: load_collected("sqlite", path=folder)
+
+
+def _ibm_with(tmp_path, word):
+    ibm_files.__wrapped__(tmp_path)
+    _edit("cf/u1_cf.csv", lambda t: _set(t, 3, "y1", word))(tmp_path)
+    return tmp_path / "cf" / "u1_cf.csv", "y1", 3, lambda: ibm.score_population(tmp_path / "pop.csv", tmp_path / "cf")
+
+
+@pytest.mark.parametrize("kind, word", [("kdl", w) for w in NA_WORDS]
+                         + [(k, w) for k in ("collected", "ibm") for w in ("NA", "nan", "None")])
+def test_missing_value_words_in_a_number_column_are_refused_not_read_as_missing(tmp_path, kind, word):
+    """Only an empty cell is a missing value (README): pandas' missing-value words are refused
+    wherever a number is read, with file, column and line."""
+    path, column, line, load = {"kdl": _kdl_with, "collected": _collected_with, "ibm": _ibm_with}[kind](tmp_path, word)
+    with pytest.raises(DataFileError) as raised:
+        load()
+    assert str(path) in str(raised.value)
+    assert (f"column {column!r} holds {word!r} (line [{line}]; 1 such cell(s)); expected numbers "
+            "(only an empty cell is a missing value)") in str(raised.value)

@@ -187,3 +187,24 @@ def test_a_plugin_learner_returning_a_graph_outside_its_class_is_refused(output,
             learn_graphs("cancer", [name], n_samples=200, n_graphs=1, seed=3)
     finally:
         del LEARNERS[name]
+
+
+# ------------------------------------------------------------------ an exception inside a plugin's learner
+@pytest.mark.parametrize("error, shown", [(ZeroDivisionError("division by zero"), "ZeroDivisionError: division by zero"),
+                                          (KeyError("x"), "KeyError: 'x'"),
+                                          (ValueError("bad"), "ValueError: bad")])
+def test_an_exception_inside_a_plugin_learner_names_the_learner(error, shown):
+    from causaleval.learn.learners import LearnerFailed
+
+    @register_learner("h37_boom", output="DAG")
+    def boom(data, *, ci_test, alpha, seed):
+        raise error
+
+    try:
+        with pytest.raises(LearnerFailed) as raised:
+            learn("h37_boom", DISCRETE)
+        assert str(raised.value) == (f"learner 'h37_boom' ({__name__}.test_an_exception_inside_a_plugin_learner_names_"
+                                     f"the_learner.<locals>.boom, a plugin) raised {shown}")
+        assert raised.value.__cause__ is error
+    finally:
+        LEARNERS.pop("h37_boom")

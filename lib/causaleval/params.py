@@ -19,6 +19,17 @@ Every study notebook ``notebooks/NN_<study>.ipynb`` has a schema beside it,
   ``choices`` (a list)
   or ``choices_from`` (``module:attribute``, a collection, a mapping's keys, or a function
   returning one) restrict every scalar inside it, ``min_items`` bounds every list's length.
+* ``options`` (on a ``dict[str, ...]``) declares the keys it may hold, grouped by what reads
+  them (study 6's ``method_options``, by posterior method)::
+
+      method_options:
+        type: "dict[str, int | float | str]"
+        options:
+          dibs: {dibs_steps: {type: int, min: 1}, dibs_edges_per_node: {type: int, min: 1}}
+        options_from: "causaleval.bayes.posteriors:OPTIONS"  # groups a plugin declares
+
+  each key is checked against its own declaration, and a key no group declares is refused with
+  the nearest declared name ("did you mean").
 
 :func:`check` is the one place a study's values are checked: ``causaleval run`` calls it
 before the kernel starts, and each study's ``check_params`` calls it first, so a plain
@@ -29,11 +40,13 @@ latent variable must be a node of the chosen network, ...) stays in ``check_para
 from __future__ import annotations
 
 import ast
+import difflib
 import functools
 import importlib
 import json
 import math
 import re
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,11 +57,22 @@ import yaml
 from causaleval import paths
 
 _SCALARS = {"int", "float", "str", "bool", "None"}
-_KEYS = {"type", "min", "max", "above", "below", "not", "choices", "choices_from", "min_items"}
+_KEYS = {"type", "min", "max", "above", "below", "not", "choices", "choices_from", "min_items", "options",
+         "options_from"}
 
 
 class ParameterError(ValueError):
     """A study parameter whose value does not fit its declaration."""
+
+
+class ParameterNote(UserWarning):
+    """A combination of values that runs, but not as written (a count clipped, a part skipped):
+    a study's ``check_params`` announces it in one line naming the parameters (:func:`announce`)."""
+
+
+def announce(study: str, message: str) -> None:
+    """Warn with a :class:`ParameterNote` (``causaleval run`` prints it before the kernel starts)."""
+    warnings.warn(f"study {study_name(study)}: {message}", ParameterNote, stacklevel=2)
 
 
 # ------------------------------------------------------------------------------ types
@@ -113,6 +137,23 @@ class Spec:
     above: float | None = None
     below: float | None = None
     excluded: tuple[Any, ...] = ()
+    options: Mapping[str, Mapping[str, Spec]] | None = None
+    options_from: str | None = None
+
+    def declared_options(self) -> dict[str, tuple[str, Spec]]:
+        """The keys ``options`` and ``options_from`` (resolved now: plugins add groups) declare, each
+        with its group and declaration; a key declared by several groups keeps the first."""
+        groups = dict(self.options or {})
+        if self.options_from is not None:
+            module, _, attr = self.options_from.partition(":")
+            source = Path(self.options_from)
+            groups |= {group: {key: _spec(key, entry, source) for key, entry in entries.items()}
+                       for group, entries in getattr(importlib.import_module(module), attr).items()}
+        found: dict[str, tuple[str, Spec]] = {}
+        for group, specs in groups.items():
+            for key, spec in specs.items():
+                found.setdefault(key, (group, spec))
+        return found
 
     def allowed(self) -> tuple[Any, ...] | None:
         """The allowed scalars (``choices`` or ``choices_from`` resolved now, not cached: a
@@ -170,9 +211,16 @@ def _spec(name: str, entry: Any, source: Path) -> Spec:
     except ValueError as err:
         raise ValueError(f"{where}: {err}") from None
     choices = entry.get("choices")
+    options = entry.get("options")
+    if options is not None and (t.kind != "dict" or not isinstance(options, Mapping)
+                                or not all(isinstance(group, Mapping) for group in options.values())):
+        raise ValueError(f"{where}: 'options' is a mapping of groups to declarations, on a dict type")
     return Spec(name, t, entry.get("min"), entry.get("max"), tuple(choices) if choices is not None else None,
                 entry.get("choices_from"), entry.get("min_items"), entry.get("above"), entry.get("below"),
-                tuple(entry.get("not", ())))
+                tuple(entry.get("not", ())),
+                {group: {key: _spec(f"{name}[{key!r}]", decl, source) for key, decl in decls.items()}
+                 for group, decls in options.items()} if options is not None else None,
+                entry.get("options_from"))
 
 
 def schema_path(study: str) -> Path:
@@ -245,10 +293,14 @@ def _problem(spec: Spec, t: Type, value: Any, where: str) -> tuple[str, Any, str
                 return found
         return None
     if t.kind == "dict":
+        declared = spec.declared_options() if spec.options is not None or spec.options_from else None
         for key, item in value.items():
             if not _shallow(t.args[0], key):
                 return f"{where} key", key, str(t.args[0])
-            found = _problem(spec, t.args[1], item, f"{where}[{key!r}]")
+            if declared is not None and key not in declared:
+                return f"{where} key", key, _undeclared(key, declared)
+            own = declared[key][1] if declared is not None else spec
+            found = _problem(own, own.type if declared is not None else t.args[1], item, f"{where}[{key!r}]")
             if found:
                 return found
         return None
@@ -265,6 +317,17 @@ def _problem(spec: Spec, t: Type, value: Any, where: str) -> tuple[str, Any, str
     if allowed is not None and value not in allowed:
         return where, value, spec.leaf(t.kind) + _registry_hint(spec)
     return None
+
+
+def _undeclared(key: str, declared: Mapping[str, tuple[str, Spec]]) -> str:
+    """What a key no group declares should have been: the nearest name, and the names by group."""
+    close = difflib.get_close_matches(key, list(declared), n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    by_group: dict[str, list[str]] = {}
+    for name, (group, _) in declared.items():
+        by_group.setdefault(group, []).append(name)
+    listed = "; ".join(f"{group}: {', '.join(names)}" for group, names in by_group.items())
+    return f"a declared option{hint}; declared: {listed}"
 
 
 #: registries that plugins extend, and what a plugin registers there

@@ -44,6 +44,23 @@ def study_dirs() -> list[Path]:
     return found
 
 
+def staged(folder: str | os.PathLike) -> Path:
+    """``folder``, or its place in the staging folder while ``causaleval run`` stages it:
+    ``CAUSALEVAL_STAGED_OUTPUT`` (``<target><os.pathsep><staging>``, set by the run for its kernel)
+    sends what would go to ``<target>`` or below it to ``<staging>``, which the run moves into
+    place only when the notebook finished. A relative ``folder`` is the working directory's."""
+    folder = Path(folder)
+    value = os.environ.get("CAUSALEVAL_STAGED_OUTPUT")
+    if not value:
+        return folder
+    target, _, staging = value.partition(os.pathsep)
+    try:
+        inside = folder.resolve().relative_to(target)
+    except ValueError:
+        return folder
+    return Path(staging) / inside
+
+
 def is_user_study(notebook: Path) -> bool:
     """A notebook outside the kit's ``notebooks/`` (a user's own study)."""
     return notebook.resolve().parent != NOTEBOOKS.resolve()

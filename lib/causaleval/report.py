@@ -41,14 +41,15 @@ def output_dir(study: str, override: str | os.PathLike | None = None,
                params: Mapping[str, Any] | None = None) -> Path:
     """Where a study's tables and figures go:
 
-    1. ``override`` (the notebook's ``output_dir`` parameter) when given;
+    1. ``override`` (the notebook's ``output_dir`` parameter) when given (its staging folder while
+       ``causaleval run`` stages it, :func:`causaleval.paths.staged`);
     2. ``figures/<study>`` (``$CAUSALEVAL_FIGURES/<study>``) when every value of ``params``
        equals the committed notebook's default (:func:`causaleval.params.is_default`);
     3. otherwise ``runs/<study>/papermill-<parameter hash>/figures``, so a plain
        ``papermill`` run with changed parameters never overwrites the committed figures.
     """
     if override:
-        return Path(override)
+        return paths.staged(override)
     if params is None or is_default(study, params):
         notebook = paths.study_notebook(study)
         return paths.study_figures(notebook) if notebook is not None else paths.figures_root() / study

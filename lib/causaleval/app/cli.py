@@ -25,7 +25,10 @@ Runs never mix: a run executes in a hidden folder ``runs/<study>/.<tag>.running-
 and is renamed into place only when every cell succeeded. A run into an existing tag is
 refused unless ``--force`` (which replaces the folder once the new run succeeded), and so is a
 second run into a tag while the first is still running (a lock per tag). A
-failed run writes nothing to ``runs/<study>/<tag>/`` or ``figures/``; its executed
+failed or stopped run writes nothing to ``runs/<study>/<tag>/``, ``figures/`` or the folder of
+``-p output_dir DIR`` (what the kernel writes to DIR is staged in the run's folder,
+:func:`causaleval.paths.staged`, and moved to DIR, its subfolders from other runs carried over,
+when every cell succeeded), and says which of them it left unchanged; its executed
 notebook (with the error) is kept in ``runs/<study>/<tag>.failed/``, and the error is
 printed as one paragraph (``--verbose`` adds the traceback).
 
@@ -60,6 +63,8 @@ _TAG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 _TEMPORARY = re.compile(r"^\.(?P<name>.+)\.(?:running|new|old)-(?P<pid>\d+)$")
 #: the kernel's figures root in a run at the defaults; moved to figures/ when the run succeeds
 _DEFAULT_FIGURES = "figures-at-defaults"
+#: what a run with ``-p output_dir DIR`` writes to DIR, staged; moved to DIR when the run succeeds
+_STAGED_OUTPUT = "output-staged"
 
 
 class RunFailed(RuntimeError):
@@ -110,7 +115,11 @@ def parse_overrides(notebook: Path, pairs: list[tuple[str, str]]) -> dict[str, A
 
 def check_study(name: str, overrides: Mapping[str, Any]) -> None:
     """The study's own ``check_params`` (``causaleval.studies.<name>``, when it has one) on
-    its defaults with ``overrides``, so what the schema cannot state fails before the kernel."""
+    its defaults with ``overrides``, so what the schema cannot state fails before the kernel; what it
+    announces (:class:`causaleval.params.ParameterNote`: a count clipped, a part skipped) is printed
+    as one line each."""
+    import warnings
+
     try:
         module = importlib.import_module(f"causaleval.studies.{name}")
     except ModuleNotFoundError as err:
@@ -119,9 +128,16 @@ def check_study(name: str, overrides: Mapping[str, Any]) -> None:
         raise
     if hasattr(module, "check_params"):
         try:
-            module.check_params({**params.defaults(study_notebook(name)), **overrides})
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", params.ParameterNote)
+                module.check_params({**params.defaults(study_notebook(name)), **overrides})
         except ValueError as err:
             raise params.ParameterError(f"study {name}: {err}") from None
+        for note in caught:
+            if issubclass(note.category, params.ParameterNote):
+                print(f"causaleval: note: {note.message}", file=sys.stderr)
+            else:
+                warnings.warn_explicit(note.message, note.category, note.filename, note.lineno)
 
 
 def run_study(name: str, overrides: dict[str, Any], tag: str | None = None, inplace: bool = False,
@@ -158,6 +174,12 @@ def run_study(name: str, overrides: dict[str, Any], tag: str | None = None, inpl
     destination = paths.study_figures(notebook)  # where a run at the defaults writes, once it succeeded
     if not overrides:
         env["CAUSALEVAL_FIGURES"] = str(work / _DEFAULT_FIGURES)
+        figures = destination.parent  # figures/, or a user's study's own figures folder
+    elif overrides.get("output_dir"):  # a folder of one's choice (figures/... in reproduce) is staged too
+        figures = _output_folder(notebook, overrides["output_dir"])
+        env["CAUSALEVAL_STAGED_OUTPUT"] = f"{figures}{os.pathsep}{work / _STAGED_OUTPUT}"
+    else:
+        figures = final / "figures"
     user_dirs = paths.study_dirs()[1:]
     if user_dirs:  # a user's studies, for the kernel, whose working directory is the notebook's folder
         env["CAUSALEVAL_STUDIES"] = os.pathsep.join(str(d) for d in user_dirs)
@@ -184,20 +206,21 @@ def run_study(name: str, overrides: dict[str, Any], tag: str | None = None, inpl
     except BaseException as err:  # noqa: B036 - an interrupted run is a failed run too
         if "signal" in stop and not isinstance(err, KeyboardInterrupt):  # e.g. the kernel's death it caused
             err = Stopped(stop["signal"]) if stop["signal"] != signal.SIGINT else KeyboardInterrupt()
-        unchanged = "the committed notebook and figures/ are unchanged" if inplace else (
-            f"{_show(final)} and figures/ are unchanged")
+        unchanged = (f"the committed notebook and {_show(figures)}/ are unchanged" if inplace else
+                     f"{_show(final)} and {_show(figures)}/ are unchanged" if figures.parent != final else
+                     f"{_show(final)} is unchanged")
         raise _failure(name, err, work, folder / f"{tag}.failed", output.name, unchanged) from err
     _finish_notebook(output, notebook, notebook if inplace else final / notebook.name, work, final)
     if not inplace:
         _export_html(output)
     if not overrides:
         for made in sorted((work / _DEFAULT_FIGURES).glob("*")):
-            _keep_variants(destination.parent / made.name, made)
-            _replace_dir(made, destination.parent / made.name)
+            _publish(made, destination.parent / made.name)
         shutil.rmtree(work / _DEFAULT_FIGURES, ignore_errors=True)
+        figures = destination
+    elif (work / _STAGED_OUTPUT).exists():
+        _publish(work / _STAGED_OUTPUT, figures)
     shutil.rmtree(folder / f"{tag}.failed", ignore_errors=True)
-    figures = (destination if not overrides
-               else Path(overrides.get("output_dir") or final / "figures"))
     if inplace:
         shutil.move(str(output), str(notebook))
         shutil.rmtree(work)
@@ -270,7 +293,8 @@ def _stopping(stop: dict[str, Any]) -> Iterator[None]:
 def _guarded_kernel_manager(kernel_name: str, ip: str) -> Any:
     """A kernel manager whose kernel's process group (the kernel and every process it starts) a
     standard-library watchdog (:mod:`causaleval.app.watchdog`) kills when this process ends, however
-    it ends: ``kill -9`` included. :meth:`release_watchdog` ends the watchdog after a clean shutdown."""
+    it ends: ``kill -9`` included; the watchdog then removes the socket folder of ``ip`` too.
+    :meth:`release_watchdog` ends the watchdog after a clean shutdown."""
     import subprocess
 
     from jupyter_client.manager import KernelManager
@@ -281,8 +305,8 @@ def _guarded_kernel_manager(kernel_name: str, ip: str) -> Any:
             pgid = self.provisioner.pgid if self.provisioner is not None else None
             if pgid:
                 script = Path(__file__).with_name("watchdog.py")
-                self._watchdog = subprocess.Popen([sys.executable, "-I", str(script), str(pgid)],
-                                                  stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+                command = [sys.executable, "-I", str(script), str(pgid), os.path.dirname(ip)]
+                self._watchdog = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
 
         def release_watchdog(self) -> None:
             watchdog = getattr(self, "_watchdog", None)
@@ -344,6 +368,19 @@ def _export_html(notebook: Path) -> None:
 
     body, _ = HTMLExporter().from_filename(str(notebook))
     notebook.with_suffix(".html").write_text(body)
+
+
+def _output_folder(notebook: Path, output_dir: str) -> Path:
+    """The folder ``output_dir`` names for the kernel, whose working directory is the notebook's folder."""
+    folder = Path(output_dir)
+    return (folder if folder.is_absolute() else notebook.parent / folder).resolve()
+
+
+def _publish(made: Path, destination: Path) -> None:
+    """Move a finished run's outputs ``made`` to ``destination`` (the outputs' subfolders that other
+    runs wrote there carried over, :func:`_keep_variants`)."""
+    _keep_variants(destination, made)
+    _replace_dir(made, destination)
 
 
 def _keep_variants(old: Path, new: Path) -> None:

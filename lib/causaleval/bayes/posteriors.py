@@ -11,6 +11,13 @@ study's method settings (a mapping). Register your own with :func:`register_post
 
     my_sampler.max_nodes = 12  # optional: study 6 does not run it on more variables, and says so
 
+A method that reads options of its own declares them (the grammar of :mod:`causaleval.params`), so
+study 6 checks its ``method_options`` before the kernel starts and refuses a misspelt name::
+
+    @register_posterior("my_sampler", options={"my_steps": {"type": "int", "min": 1}})
+
+The kit's methods declare theirs in ``notebooks/06_bayesian_cd_ate.params.yaml``.
+
 Built in (Emezue et al. 2023, Sec. 3.1 and App. B.3; REFERENCES.md):
 
 * ``bootstrap_pc`` / ``bootstrap_ges``: the non-parametric DAG bootstrap (Friedman,
@@ -49,16 +56,22 @@ from causaleval.plugins import check_name
 
 PosteriorFn = Callable[..., np.ndarray]
 POSTERIORS: dict[str, PosteriorFn] = {}
+#: options a plugin's method declares, by method: option name -> declaration (``options_from`` of study 6)
+OPTIONS: dict[str, dict[str, dict[str, Any]]] = {}
 CPDAG_RULES = ("random_extension", "uniform")
 
 
-def register_posterior(name: str) -> Callable[[PosteriorFn], PosteriorFn]:
+def register_posterior(name: str, options: Mapping[str, Mapping[str, Any]] | None = None,
+                       ) -> Callable[[PosteriorFn], PosteriorFn]:
     """Decorator adding ``fn`` to :data:`POSTERIORS` under ``name`` (a name is taken once:
-    another function under it is refused, the same one again accepted)."""
+    another function under it is refused, the same one again accepted), with the ``options`` it
+    reads declared in :data:`OPTIONS` (module notes)."""
 
     def wrap(fn: PosteriorFn) -> PosteriorFn:
         check_name("posterior method", name, POSTERIORS.get(name), fn)
         POSTERIORS[name] = fn
+        if options:
+            OPTIONS[name] = {key: dict(entry) for key, entry in options.items()}
         return fn
 
     return wrap
@@ -105,14 +118,31 @@ def sample_posterior(name: str, data: pd.DataFrame, *, n_samples: int, seed: int
         raise ValueError(f"posterior method {name!r} unknown; registered: {', '.join(sorted(POSTERIORS))}")
     if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
         raise ValueError(f"posterior method {name!r}: n_samples={n_samples!r}; expected a positive integer")
-    dags = np.asarray(POSTERIORS[name](data, n_samples=n_samples, seed=seed, options=options), dtype=bool)
+    raw = np.asarray(POSTERIORS[name](data, n_samples=n_samples, seed=seed, options=options))
     d = data.shape[1]
-    if dags.shape != (n_samples, d, d):
-        raise ValueError(f"posterior method {name!r} returned shape {dags.shape}; expected ({n_samples}, {d}, {d})")
+    if raw.shape != (n_samples, d, d):
+        raise ValueError(f"posterior method {name!r} returned shape {raw.shape}; expected ({n_samples}, {d}, {d})")
+    dags = _as_bool(name, raw)
     cyclic = np.flatnonzero(~_acyclic(dags))
     if len(cyclic):
         raise ValueError(f"posterior method {name!r}: sample {int(cyclic[0])} is not a DAG (it has a directed cycle)")
     return dags
+
+
+def _as_bool(name: str, raw: np.ndarray) -> np.ndarray:
+    """A method's ``k x d x d`` stack as booleans, refused (naming the method and the first bad sample)
+    unless every entry is a bool or the number 0 or 1: NaN, an infinity or 0.5 is no edge and no
+    missing edge."""
+    if raw.dtype == bool:
+        return raw
+    if raw.dtype.kind not in "iuf":
+        raise ValueError(f"posterior method {name!r} returned {raw.dtype} entries; expected booleans or 0/1")
+    bad = ~np.isin(raw, (0, 1))
+    if bad.any():
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(f"posterior method {name!r}: sample {where[0]} holds {raw[where].item()!r} at "
+                         f"{where[1:]}; expected booleans or 0/1 (NaN is no edge)")
+    return raw.astype(bool)
 
 
 def cpdag_to_dag(cpdag: CausalGraph, rule: str, rng: np.random.Generator) -> np.ndarray:

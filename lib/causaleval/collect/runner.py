@@ -141,11 +141,12 @@ def collect(engine_factory, settings: dict, out: Path, *, progress: bool = True)
                             outcomes=list(engine.outcomes))
             _write_manifest(out, manifest)
             performed, run_seconds = _run_all(engine, subjects, settings, out, progress)
-        finally:
+        finally:  # an interrupted part counts too: a resumed collection adds its own seconds to it
             engine.close()
             shutil.rmtree(workdir, ignore_errors=True)
-        manifest["collection_seconds"] = round(
-            manifest.get("collection_seconds", 0) + time.perf_counter() - started, 1)
+            manifest["collection_seconds"] = round(
+                manifest.get("collection_seconds", 0) + time.perf_counter() - started, 1)
+            _write_manifest(out, manifest)
         if performed:
             manifest["runs_per_second"] = round(performed / run_seconds, 1)
         _finish(out, manifest)

@@ -15,7 +15,9 @@ A file is a sequence of blocks::
 the last parent fastest), and the model is built from the same pgmpy classes in the same node
 order, so a network reads to the same model (a test checks every network pgmpy ships). Every
 refusal is a :class:`~causaleval.datasets.readers.DataFileError` naming the file, the line and
-column and what was expected; a misspelt keyword gets the nearest one as a hint. It reads a
+column and what was expected; a misspelt keyword gets the nearest one as a hint. A probability is
+a finite number (``nan`` and ``inf`` are refused where they are written), and the probability blocks
+must make a DAG (a cycle is refused at the block that closes it). It reads a
 100-node file in a fraction of a second (pgmpy's pyparsing reader takes seconds).
 """
 
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import difflib
 import itertools
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,6 +56,7 @@ class _Network:
     parents: dict[str, list[str]] = field(default_factory=dict)
     tables: dict[str, np.ndarray] = field(default_factory=dict)
     declared_at: dict[str, tuple[int, int]] = field(default_factory=dict)
+    block_at: dict[str, tuple[int, int]] = field(default_factory=dict)  # each probability block's start
 
 
 class _Parser:
@@ -199,6 +203,7 @@ class _Parser:
             raise self.error(child_words[0], f"a second probability block for {child!r}", "one block per variable")
         self.take(f"'{{' opening the probability block of {child!r}", "{")
         net.parents[child] = parents
+        net.block_at[child] = (start.line, start.column)
         net.tables[child] = self._table(net, child, parents, start)
         self.take(f"'}}' closing the probability block of {child!r}", "}")
 
@@ -214,11 +219,10 @@ class _Parser:
         first = self.peek()
         words = [t for group in self._groups(";") for t in group]
         self.take(f"';' ending {what}", ";")
-        try:
-            return first, np.array([float(t.text) for t in words])
-        except ValueError:
-            bad = next(t for t in words if not _is_number(t.text))
-            raise self.error(bad, repr(bad.text), f"a probability (a number) in {what}") from None
+        bad = next((t for t in words if not _is_number(t.text)), None)
+        if bad is not None:
+            raise self.error(bad, repr(bad.text), f"a probability (a finite number) in {what}")
+        return first, np.array([float(t.text) for t in words])
 
     def _table(self, net: _Network, child: str, parents: list[str], start: _Token) -> np.ndarray:
         k = len(net.states[child])
@@ -289,11 +293,35 @@ class _Parser:
 
 
 def _is_number(text: str) -> bool:
+    """A finite number (``nan``, ``inf`` and the like are words, not probabilities)."""
     try:
-        float(text)
+        return math.isfinite(float(text))
     except ValueError:
         return False
-    return True
+
+
+def _check_acyclic(path: Path, net: _Network) -> None:
+    """Refuse parents that make a directed cycle, at the probability block of a variable on it."""
+    left = {child: set(parents) for child, parents in net.parents.items()}
+    ready = [v for v, parents in left.items() if not parents]
+    while ready:  # Kahn's order; every variable left after it has a parent left
+        done = ready.pop()
+        del left[done]
+        for child, parents in left.items():
+            if done in parents:
+                parents.discard(done)
+                if not parents:
+                    ready.append(child)
+    if not left:
+        return
+    walk, node = [], next(iter(left))
+    while node not in walk:  # from child to a parent left, until a variable repeats
+        walk.append(node)
+        node = next(p for p in net.parents[node] if p in left)
+    cycle = [node, *reversed(walk[walk.index(node) + 1:]), node]
+    line, column = net.block_at[node]
+    raise DataFileError(f"{path}: line {line}, column {column}: the probability blocks make the directed cycle "
+                        f"{' -> '.join(cycle)}; expected a DAG (no variable among its own ancestors)")
 
 
 def parse_bif(path: Path, text: str) -> Any:
@@ -307,6 +335,7 @@ def parse_bif(path: Path, text: str) -> Any:
         line, column = net.declared_at[undeclared[0]]
         raise DataFileError(f"{path}: line {line}, column {column}: variable {undeclared[0]!r} has no probability "
                             "block; expected one 'probability' block per variable")
+    _check_acyclic(path, net)
     model = DiscreteBayesianNetwork()
     model.add_nodes_from(net.states)
     model.add_edges_from((p, child) for child in net.tables for p in net.parents[child])

@@ -18,8 +18,10 @@ column, what was found and what was expected:
   line's number, unless ``allow_truncated=True``, which drops the cut row with a note;
 * every row has as many fields as the header (blank lines in the middle included); trailing
   blank lines are ignored;
-* ``numeric`` columns hold numbers only (an empty cell is a missing value, ``N/A!`` is an
-  error), never ``inf``; ``nonnegative`` columns hold no value below zero.
+* an empty cell is a missing value, and only an empty cell: pandas' missing-value words (``NA``,
+  ``N/A``, ``NULL``, ``None``, ``nan``, ``<NA>``, ...) are read as the text they are, so in a
+  ``numeric`` column they are refused as ``N/A!`` is, and so are ``nan`` and ``inf``; ``numeric``
+  columns hold finite numbers only, ``nonnegative`` ones no value below zero.
 
 Keys (no missing value, no repeated key, with counts) and treatment levels are checked by
 :func:`check_keys` and :func:`check_levels` on the frame a loader has built.
@@ -153,7 +155,8 @@ def read_table(
         # round_trip: every float exactly as written (the default parser can be one ULP off,
         # so a file the kit wrote would not read back bit for bit)
         frame = pd.read_csv(io.BytesIO(data), sep=sep, low_memory=False, skip_blank_lines=False,
-                            dtype=_text_dtypes(header, text) or None, float_precision="round_trip")
+                            dtype=_text_dtypes(header, text) or None, float_precision="round_trip",
+                            keep_default_na=False, na_values=[""])
     except UnicodeDecodeError as err:
         _decode(path, data)  # names the line
         raise DataFileError(f"{path}: bytes that are not UTF-8 text; expected a UTF-8 text file") from err
@@ -218,18 +221,23 @@ def check_levels(table: Table, column: str, expected: Sequence, frame: pd.DataFr
 
 def check_numbers(table: Table, numeric: Sequence[str], nonnegative: Sequence[str] = (),
                   frame: pd.DataFrame | None = None, whole: Sequence[str] = ()) -> None:
-    """``numeric`` columns hold finite numbers or nothing; ``nonnegative`` ones nothing below 0;
-    ``whole`` ones (trial numbers) only whole numbers."""
+    """``numeric`` columns hold finite numbers or nothing (an empty cell); ``nonnegative`` ones
+    nothing below 0; ``whole`` ones (trial numbers) only whole numbers."""
     frame = table.frame if frame is None else frame
     for column in numeric:
         values = frame[column]
-        if not pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+        if pd.api.types.is_bool_dtype(values):  # True/False in a numeric column
+            bad = np.arange(len(values))
+        elif not pd.api.types.is_numeric_dtype(values):
             parsed = pd.to_numeric(values, errors="coerce")
-            bad = np.flatnonzero((parsed.isna() & values.notna()).to_numpy())
-            if not len(bad):  # True/False in a numeric column
-                bad = np.arange(len(values))
-            raise DataFileError(f"{table.path}: column {column!r} holds {values.iloc[bad[0]]!r} "
-                                f"({table.where(bad)}; {len(bad)} such cell(s)); expected numbers")
+            bad = np.flatnonzero((parsed.isna() & values.notna()).to_numpy())  # nan and NA words too
+            values = parsed
+        else:
+            bad = ()
+        if len(bad):
+            raise DataFileError(f"{table.path}: column {column!r} holds {frame[column].iloc[bad[0]]!r} "
+                                f"({table.where(bad)}; {len(bad)} such cell(s)); expected numbers "
+                                "(only an empty cell is a missing value)")
         array = values.to_numpy(dtype=float)
         infinite = np.flatnonzero(np.isinf(array))
         if len(infinite):

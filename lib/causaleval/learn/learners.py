@@ -67,6 +67,10 @@ class Learner:
 LEARNERS: dict[str, Learner] = {}
 
 
+class LearnerFailed(RuntimeError):
+    """An exception inside a user's learner (a plugin), tagged with the learner's name and function."""
+
+
 def register_learner(name: str, output: str, library: str = "user",
                      constant_columns: bool = False) -> Callable[[LearnerFn], LearnerFn]:
     """Decorator adding ``fn`` to :data:`LEARNERS` under ``name``.
@@ -103,7 +107,8 @@ def learn(
 
     Data are integer state codes, except for the constraint-based learners (``pc``, ``fci``)
     with the Fisher z test, which take continuous columns (:func:`_check_data` lists every
-    requirement). The graph must be of the learner's declared class (:func:`_check_output`).
+    requirement). The graph must be of the learner's declared class (:func:`_check_output`). An
+    exception inside a user's learner is raised as :class:`LearnerFailed`, naming the learner.
     """
     learner = get_learner(name)
     if ci_test not in CI_TESTS:
@@ -114,7 +119,13 @@ def learn(
         raise ValueError(f"alpha must lie in (0, 1), got {alpha}")
     _check_data(data, fisher_z=ci_test == "fisher_z" and name in ("pc", "pc_causallearn", "fci"),
                 constant_columns=learner.constant_columns, learner=name)
-    graph = learner.fn(data, ci_test=ci_test, alpha=alpha, seed=seed)
+    try:
+        graph = learner.fn(data, ci_test=ci_test, alpha=alpha, seed=seed)
+    except Exception as err:
+        if learner.library != "user":  # the kit's own learners name themselves in their errors
+            raise
+        where = f"{getattr(learner.fn, '__module__', '?')}.{getattr(learner.fn, '__qualname__', '?')}"
+        raise LearnerFailed(f"learner {name!r} ({where}, a plugin) raised {type(err).__name__}: {err}") from err
     _check_output(learner, graph)
     return graph.reorder(tuple(map(str, data.columns))).renamed(name)
 

@@ -83,7 +83,7 @@ def read_individual(path: str | os.PathLike) -> pd.DataFrame:
 
 
 def read_factual(path: str | os.PathLike) -> pd.DataFrame:
-    """A factual (observation) file: ``z, y`` indexed by ``sample_id`` (y may be NA: censored)."""
+    """A factual (observation) file: ``z, y`` indexed by ``sample_id`` (y may be empty: censored)."""
     return _read(path, FACTUAL_COLUMNS, "sample_id", allow_missing=("y",))
 
 

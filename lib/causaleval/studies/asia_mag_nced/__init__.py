@@ -64,5 +64,7 @@ def check_params(p: dict[str, Any]) -> None:
         raise ValueError(f"parameter second_data_file = {p.get('second_data_file')!r}: second_network is network "
                          f"({p['network']!r}), whose data are data_file = {p.get('data_file')!r}; give the same file")
     truth = network_graph(p["network"])
-    for v in p["latent"]:
-        truth.index(v)
+    stray = [v for v in p["latent"] if v not in truth.nodes]
+    if stray:
+        raise ValueError(f"parameter latent = {p['latent']}: {stray} not node(s) of network {p['network']!r}; "
+                         f"its nodes: {list(truth.nodes)}")

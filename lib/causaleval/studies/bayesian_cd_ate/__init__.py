@@ -49,6 +49,12 @@ def check_params(p: Mapping[str, Any]) -> None:
                                     "the data)")
     if len(set(p["methods"])) != len(p["methods"]):
         raise params.ParameterError(f"methods: {p['methods']} repeats a method")
+    if not p["sample_sizes"] and not p["sachs"]:
+        raise params.ParameterError("sample_sizes = [] and sachs = false: no data set to run; give a sample size "
+                                    "or sachs: true")
+    if p["sachs"] and p["sachs_seeds"] > len(p["seeds"]):
+        params.announce(STUDY, f"sachs_seeds = {p['sachs_seeds']} is more than the {len(p['seeds'])} seed(s) of "
+                               f"seeds = {p['seeds']}: Sachs runs at those {len(p['seeds'])}")
 
 
 def config(p: Mapping[str, Any]) -> dict[str, Any]:

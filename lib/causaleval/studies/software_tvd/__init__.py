@@ -50,6 +50,21 @@ __all__ = ["LABELS", "MEASURES", "SCHEMES", "SENSITIVITY", "SOURCES", "STUDY", "
            "synthetic_model", "user_network", "weak", "WEAK_COLUMN"]
 
 
+def _check_sensitivity(p: dict[str, Any]) -> None:
+    """The sensitivity table reruns the first ``min(n_sensitivity, n_dags)`` random networks: a clip is
+    announced, and so is the table's skip with a ``network`` of one's own."""
+    wanted = p.get("n_sensitivity", 0)
+    if not wanted:
+        return
+    if p.get("network") is not None:
+        params.announce(STUDY, f"n_sensitivity = {wanted} is not run: with network = {p['network']!r} "
+                               "there are no random networks to rerun (n_sensitivity 0 says so)")
+        return
+    if p["n_dags"] < wanted:
+        params.announce(STUDY, f"n_sensitivity = {wanted} is more than n_dags = {p['n_dags']}: the sensitivity "
+                               f"table reruns the {p['n_dags']} networks there are")
+
+
 def check_params(p: dict[str, Any]) -> None:
     """Raise a ValueError naming the first parameter of notebook 02 that does not fit: its
     declared type, range or choices (``notebooks/02_software_tvd.params.yaml``), then what
@@ -63,5 +78,6 @@ def check_params(p: dict[str, Any]) -> None:
         raise ValueError(f"metrics: {taken[0]!r} is a column of Figure 2's results already; "
                          "register the metric under another name")
     check_domains(p)
+    _check_sensitivity(p)
     if p.get("network") is not None:
         check_network(p["network"], p.get("data_file"), {"n_samples": (p["n_samples"], p["n_dags"])})
