@@ -15,7 +15,7 @@ DEFAULTS = dict(network="asia", latent=["smoke"], second_network="sachs", n_samp
 
 
 @pytest.mark.parametrize("change,msg", [
-    ({"network": "asai"}, "parameter network = 'asai'"), ({"latent": ["smok"]}, "no node 'smok'"),
+    ({"network": "asai"}, "parameter network = 'asai'"), ({"latent": ["smok"]}, r"parameter latent = \['smok'\]: \['smok'\] not node\(s\) of network 'asia'"),
     ({"algorithms": ["pcc"]}, r"algorithms\[0\] = 'pcc'"), ({"ks": [1.2]}, r"ks\[0\] = 1.2"),
     ({"n_graphs": 0}, "n_graphs = 0"), ({"counting": "both"}, "counting = 'both'"),
     ({"sensitivity_ci_tests": ["chi"]}, r"sensitivity_ci_tests\[0\] = 'chi'"),

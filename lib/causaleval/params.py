@@ -140,20 +140,15 @@ class Spec:
     options: Mapping[str, Mapping[str, Spec]] | None = None
     options_from: str | None = None
 
-    def declared_options(self) -> dict[str, tuple[str, Spec]]:
-        """The keys ``options`` and ``options_from`` (resolved now: plugins add groups) declare, each
-        with its group and declaration; a key declared by several groups keeps the first."""
-        groups = dict(self.options or {})
+    def option_groups(self) -> dict[str, dict[str, Spec]]:
+        """The keys ``options`` and ``options_from`` (resolved now: plugins add groups) declare, by
+        group; a group's bad declaration is refused naming the group."""
+        groups = {group: dict(specs) for group, specs in (self.options or {}).items()}
         if self.options_from is not None:
             module, _, attr = self.options_from.partition(":")
-            source = Path(self.options_from)
-            groups |= {group: {key: _spec(key, entry, source) for key, entry in entries.items()}
-                       for group, entries in getattr(importlib.import_module(module), attr).items()}
-        found: dict[str, tuple[str, Spec]] = {}
-        for group, specs in groups.items():
-            for key, spec in specs.items():
-                found.setdefault(key, (group, spec))
-        return found
+            for group, entries in getattr(importlib.import_module(module), attr).items():
+                groups[group] = {key: _spec(key, entry, Path(group)) for key, entry in entries.items()}
+        return groups
 
     def allowed(self) -> tuple[Any, ...] | None:
         """The allowed scalars (``choices`` or ``choices_from`` resolved now, not cached: a
@@ -293,14 +288,18 @@ def _problem(spec: Spec, t: Type, value: Any, where: str) -> tuple[str, Any, str
                 return found
         return None
     if t.kind == "dict":
-        declared = spec.declared_options() if spec.options is not None or spec.options_from else None
+        groups = spec.option_groups() if spec.options is not None or spec.options_from else None
+        declared: dict[str, Spec] = {}
+        for specs in (groups or {}).values():
+            for name, own in specs.items():
+                declared.setdefault(name, own)  # a key several groups read: the first declaration
         for key, item in value.items():
             if not _shallow(t.args[0], key):
                 return f"{where} key", key, str(t.args[0])
-            if declared is not None and key not in declared:
-                return f"{where} key", key, _undeclared(key, declared)
-            own = declared[key][1] if declared is not None else spec
-            found = _problem(own, own.type if declared is not None else t.args[1], item, f"{where}[{key!r}]")
+            if groups is not None and key not in declared:
+                return f"{where} key", key, _undeclared(key, groups)
+            own = declared[key] if groups is not None else spec
+            found = _problem(own, own.type if groups is not None else t.args[1], item, f"{where}[{key!r}]")
             if found:
                 return found
         return None
@@ -319,14 +318,11 @@ def _problem(spec: Spec, t: Type, value: Any, where: str) -> tuple[str, Any, str
     return None
 
 
-def _undeclared(key: str, declared: Mapping[str, tuple[str, Spec]]) -> str:
+def _undeclared(key: str, groups: Mapping[str, Mapping[str, Spec]]) -> str:
     """What a key no group declares should have been: the nearest name, and the names by group."""
-    close = difflib.get_close_matches(key, list(declared), n=1)
+    close = difflib.get_close_matches(key, [name for specs in groups.values() for name in specs], n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
-    by_group: dict[str, list[str]] = {}
-    for name, (group, _) in declared.items():
-        by_group.setdefault(group, []).append(name)
-    listed = "; ".join(f"{group}: {', '.join(names)}" for group, names in by_group.items())
+    listed = "; ".join(f"{group}: {', '.join(specs)}" for group, specs in groups.items())
     return f"a declared option{hint}; declared: {listed}"
 
 
