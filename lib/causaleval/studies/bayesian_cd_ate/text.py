@@ -76,6 +76,10 @@ def summary_text(table: pd.DataFrame) -> str:
         return "No table of the paper was run."
     counts = table["status"].value_counts()
     rules = table.loc[table["status"] == verdicts.MATCHES, "rule"].value_counts()
-    return (f"Of {len(table)} cells of Tables 1-3 compared ({table['scale'].iloc[0]}): "
+    scales = "; ".join(f"{name}: {scale}" for name, scale in table.groupby("table", sort=False)["scale"].first().items())
+    wide = int((table["status"] == verdicts.UNDECIDED).sum())
+    return (f"Of {len(table)} cells of Tables 1-3 compared ({scales}): "
             f"{', '.join(f'{n} {status}' for status, n in counts.items())}"
-            + (f" (matched by {', '.join(f'{r}: {n}' for r, n in rules.items())})" if len(rules) else "") + ".")
+            + (f" (matched by {', '.join(f'{r}: {n}' for r, n in rules.items())})" if len(rules) else "")
+            + (f"; {wide} undecided: the paper's value lies in an interval wider than the spread of the paper's "
+               "own methods in that column, which cannot tell them apart" if wide else "") + ".")
