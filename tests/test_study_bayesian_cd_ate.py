@@ -100,6 +100,37 @@ def test_an_unchanged_precision_is_not_a_raise():
     assert claims.loc["density_filter", "verdict"] == verdicts.UNDECIDED
 
 
+def test_figure3_shows_the_papers_pair_beside_the_chosen_one_and_tests_both():
+    """Issue 35: the paper's PKA -> PIP3 as the paper shows it, the chosen pair beside it; a pair whose
+    only true mode is 0 is said to be one the treatment reaches in no DAG of the class."""
+    names = ["PKA", "PIP3", "Erk"]
+    pairs = [(t, y) for t in range(3) for y in range(3) if t != y]
+    effects = np.zeros((2, len(pairs)))
+    effects[:, pairs.index((0, 2))] = [0.1, 0.4]  # PKA -> Erk: two true modes
+    shown = S.trials.figure_pairs(names, pairs, effects, None)
+    assert shown == {S.PAPER_PAIR: pairs.index((0, 1)), S.CHOSEN_PAIR: pairs.index((0, 2))}
+    assert S.trials.figure_pairs(names, pairs, effects, ["Erk", "PKA"])[S.CHOSEN_PAIR] == pairs.index((2, 0))
+
+    def dist(method, role, outcome, ates, masses):
+        return pd.DataFrame({"method": method, "pair": role, "treatment": "PKA", "outcome": outcome, "ate": ates,
+                             "mass": masses, "setting": "sachs", "seed": 0})
+
+    d = pd.concat([dist("MEC (truth)", S.PAPER_PAIR, "PIP3", [0.0], [1.0]),
+                   dist("dag_gflownet", S.PAPER_PAIR, "PIP3", [0.0, 0.04], [0.97, 0.03]),
+                   dist("MEC (truth)", S.CHOSEN_PAIR, "Erk", [0.1, 0.4], [0.5, 0.5]),
+                   dist("dag_gflownet", S.CHOSEN_PAIR, "Erk", [0.1], [1.0])])
+    text = S.figure3_text(d)
+    assert "PKA -> PIP3: its true ATE has 1 mode(s)" in text and "none has a directed path from PKA to PIP3" in text
+    assert "PKA -> Erk: its true ATE has 2 mode(s)" in text
+    import importlib
+
+    C = importlib.import_module("causaleval.studies.bayesian_cd_ate.claims")  # the module (S.claims is its function)
+
+    assert C._all_modes(d[d["pair"] == S.PAPER_PAIR], "dag_gflownet")[0] == verdicts.HOLDS
+    assert C._all_modes(d[d["pair"] == S.CHOSEN_PAIR], "dag_gflownet")[0] == verdicts.DOES_NOT_HOLD
+    assert C._recorded(pd.DataFrame())[0] == verdicts.NOT_TESTED  # a run that recorded one pair only
+
+
 def test_the_figure_pair_is_chosen_where_the_truth_has_modes():
     effects = np.array([[0.0, 1.0, 2.0], [0.0, 1.0, 3.0], [0.0, 1.5, 2.0]])
     assert S.trials.figure_pair(effects, [(0, 1), (0, 2), (1, 2)]) == 2  # two modes each, the widest spread
