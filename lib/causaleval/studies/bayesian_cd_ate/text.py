@@ -97,7 +97,7 @@ def figure3_text(distributions: pd.DataFrame) -> str:
         modes = sorted(set(ad.regroup(first["ate"].to_numpy(), modes=[]).tolist()))
         name = f"{first['treatment'].iloc[0]} -> {first['outcome'].iloc[0]}"
         text = (f"{role}, {name}: its true ATE has {len(modes)} mode(s) over the class's DAGs "
-                f"({', '.join(f'{m:.3g}' for m in modes[:6])}{', ...' if len(modes) > 6 else ''})")
+                f"({', '.join(f'{m:.4g}' for m in modes[:6])}{', ...' if len(modes) > 6 else ''})")
         if modes == [0.0]:
             text += (f"; every DAG of the class gives ATE 0, so none has a directed path from "
                      f"{first['treatment'].iloc[0]} to {first['outcome'].iloc[0]}: one mode, which cannot show "
