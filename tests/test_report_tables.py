@@ -67,3 +67,14 @@ def test_study4_agreement_explains_a_cell_only_by_a_named_alternative_that_gives
     cic = table.loc["CIC of a reliable 95% interval"]
     assert cic["status"] == V.DIFFERS and cic["reason"]  # a note, never an explanation
     assert "10% of them" not in table.index  # no count: not compared
+
+
+def test_markdown_shows_yes_no_and_a_dash_for_missing():
+    import numpy as np
+
+    from causaleval import report
+
+    table = pd.DataFrame({"x": [0.12345, np.nan], "flag": [True, False], "note": ["a", None], "maybe": [True, np.nan]})
+    text = report.markdown(table, index=False, floatfmt=".3f")
+    assert "0.123" in text and "yes" in text and "no" in text and report.MISSING in text
+    assert not any(word in text for word in ("nan", "True", "False", "None"))

@@ -71,6 +71,16 @@ def test_agreement_uses_the_wider_of_interval_and_printed_precision():
     assert row["status"] == V.MATCHES and "interval" in row["rule"]
 
 
+def test_a_match_in_an_interval_wider_than_the_resolution_is_undecided():
+    """Issue 35: two seeds give a t interval that can cover [0, 1]; a match in it carries no information."""
+    wide = [0.2, 0.8]
+    assert V.agreement(wide, "0.5", item="x")["status"] == V.MATCHES
+    row = V.agreement(wide, "0.5", item="x", resolution=0.3)
+    assert row["status"] == V.UNDECIDED and "wider than the resolution" in row["rule"]
+    assert V.agreement(wide, "5.0", item="x", resolution=0.3)["status"] == V.DIFFERS  # outside: still informative
+    assert V.agreement([0.49, 0.51, 0.5], "0.5", item="x", resolution=0.3)["status"] == V.MATCHES
+
+
 def test_explained_only_when_the_alternative_moves_the_cell_to_match():
     row = V.agreement([0.426, 0.427, 0.425], "0.25", item="f1")
     assert V.explained(row, "0.25", "endpoint reading", [0.251, 0.249, 0.25], tried=4)["status"] == V.EXPLAINED

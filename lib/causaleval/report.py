@@ -159,8 +159,7 @@ def save_table(
         atomic_write(folder / f"{name}.tex", lambda p: Path(p).write_text(
             table.to_latex(float_format=fmt, na_rep="--"))),
         atomic_write(folder / f"{name}.md", lambda p: Path(p).write_text(
-            readable(table.reset_index()).to_markdown(index=False, floatfmt=float_format.strip("{}:"),
-                                                      missingval=MISSING) + "\n")),
+            markdown(table.reset_index(), index=False, floatfmt=float_format.strip("{}:")) + "\n")),
     ]
     written.append(_stamp(folder, name, study, params))
     return written
@@ -182,6 +181,12 @@ def readable(table: pd.DataFrame) -> pd.DataFrame:
                         for i in range(table.shape[1])})
     out.columns = table.columns
     return out
+
+
+def markdown(table: pd.DataFrame, *, index: bool = True, floatfmt: str = "g") -> str:
+    """``table`` as a Markdown table for reading (:func:`readable`: yes/no, and :data:`MISSING` for a
+    missing value); the notebooks display their tables through it, as :func:`save_table` writes them."""
+    return readable(table).to_markdown(index=index, floatfmt=floatfmt, missingval=MISSING)
 
 
 def save_figure(

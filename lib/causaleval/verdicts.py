@@ -28,6 +28,9 @@ Agreement (our number beside the paper's, cell by cell), :func:`agreement`:
 * ``differs``; ``differs, explained``: the cell matches, by the same rule, under a named
   alternative (test, reading, sample size) whose value and interval the row shows (:func:`explained`);
 * ``not comparable``: the data are not the paper's (nor the paper's generator); the row says why.
+* ``undecided``: the paper's value lies in our interval (or within its printed precision), but the
+  interval is wider than the ``resolution`` the comparison must resolve (e.g. the spread of the
+  paper's own values over its methods in that column): such a match carries no information.
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ EVIDENCE = (HOLDS, DOES_NOT_HOLD, UNDECIDED)
 VERDICTS = EVIDENCE + (NOT_TESTED, BY_CONSTRUCTION, PAPER_VS_ITSELF, DEPENDS_ON_READING)
 
 MATCHES, DIFFERS, EXPLAINED, NOT_COMPARABLE = "matches", "differs", "differs, explained", "not comparable"
-AGREEMENT = (MATCHES, DIFFERS, EXPLAINED, NOT_COMPARABLE)
+AGREEMENT = (MATCHES, DIFFERS, EXPLAINED, NOT_COMPARABLE, UNDECIDED)
 
 CLAIM_COLUMNS = ("claim", "statement", "source", "verdict", "statistic", "low", "high", "threshold", "test",
                  "evidence")
@@ -267,11 +270,14 @@ def printed_half_unit(printed: Any) -> float:
     return 0.5 * 10.0 ** exponent
 
 
-def agreement(ours: Iterable[float] | float | Interval, paper: Any, *, item: str, level: float = LEVEL) -> dict[str, Any]:
+def agreement(ours: Iterable[float] | float | Interval, paper: Any, *, item: str, level: float = LEVEL,
+              resolution: float | None = None) -> dict[str, Any]:
     """One agreement row: ``matches`` when the paper's value (``paper``, as printed) lies in our
     mean's interval over independent runs (``ours``: one value per run, or the :class:`Interval`
     itself) or within half a unit of its last printed digit of our mean, whichever is wider; else
-    ``differs``. ``rule`` says which rule decided (``interval``, ``printed precision``, or both)."""
+    ``differs``. ``rule`` says which rule decided (``interval``, ``printed precision``, or both).
+    With a ``resolution``, a match whose interval is wider than it (``high - low > resolution``) is
+    ``undecided``: the interval cannot tell apart values that far apart."""
     if isinstance(ours, Interval):
         interval = ours
     else:
@@ -280,11 +286,15 @@ def agreement(ours: Iterable[float] | float | Interval, paper: Any, *, item: str
     in_interval = interval.defined and interval.low <= value <= interval.high
     in_precision = abs(interval.mean - value) <= half + 1e-12 * max(1.0, abs(value))
     rules = [r for r, ok in (("interval", in_interval), ("printed precision", in_precision)) if ok]
+    width = interval.high - interval.low
+    too_wide = bool(rules) and resolution is not None and interval.defined and width > resolution
+    rule = (" and ".join(rules) if rules else
+            "interval and printed precision" if interval.defined else "printed precision (one run)")
     return {"item": item, "ours": interval.mean, "low": interval.low, "high": interval.high, "n_runs": interval.n,
-            "paper": value, "rule": " and ".join(rules) if rules else
-            ("interval and printed precision" if interval.defined else "printed precision (one run)"),
-            "status": MATCHES if rules else DIFFERS, "alternative": "", "value_under_alternative": math.nan,
-            "low_under_alternative": math.nan, "high_under_alternative": math.nan, "reason": ""}
+            "paper": value, "rule": rule + (f"; interval wider than the resolution {resolution:.3g}" if too_wide else ""),
+            "status": DIFFERS if not rules else UNDECIDED if too_wide else MATCHES, "alternative": "",
+            "value_under_alternative": math.nan, "low_under_alternative": math.nan, "high_under_alternative": math.nan,
+            "reason": ""}
 
 
 def explained(row: Mapping[str, Any], paper: Any, alternative: str, values: Iterable[float] | float | Interval,

@@ -24,16 +24,18 @@ from causaleval.studies.bayesian_cd_ate.claims import claims, claims_text
 from causaleval.studies.bayesian_cd_ate.data import sachs, settings, synthetic
 from causaleval.studies.bayesian_cd_ate.exact_check import exact_check, exact_summary
 from causaleval.studies.bayesian_cd_ate.figures import figure2, figure3
-from causaleval.studies.bayesian_cd_ate.paper import PAPER_NAMES, PAPER_SCALE, PAPER_TABLES, SEVEN, paper_table
+from causaleval.studies.bayesian_cd_ate.paper import (
+    CHOSEN_PAIR, PAPER_NAMES, PAPER_PAIR, PAPER_SCALE, PAPER_TABLES, SEVEN, paper_table,
+)
 from causaleval.studies.bayesian_cd_ate.scale import PAPER_SCALE_DIR, is_scale_run, load_run
 from causaleval.studies.bayesian_cd_ate.tables import agreement, layout, left_out, per_seed, summary_table, table_setting
-from causaleval.studies.bayesian_cd_ate.text import describe_run, methods_table, not_run, summary_text
+from causaleval.studies.bayesian_cd_ate.text import describe_run, figure3_text, methods_table, not_run, summary_text
 from causaleval.studies.bayesian_cd_ate.trials import POSTERIOR_OPTIONS, pair_scores, run_trial, weighted_unique
 
 STUDY = "06_bayesian_cd_ate"
 
-__all__ = ["PAPER_NAMES", "PAPER_SCALE", "PAPER_SCALE_DIR", "PAPER_TABLES", "SEVEN", "STUDY", "agreement", "check_params", "claims",
-           "claims_text", "config", "describe_run", "exact_check", "exact_summary", "figure2", "figure3", "grid", "is_scale_run", "layout", "left_out", "load_run",
+__all__ = ["CHOSEN_PAIR", "PAPER_NAMES", "PAPER_PAIR", "PAPER_SCALE", "PAPER_SCALE_DIR", "PAPER_TABLES", "SEVEN", "STUDY", "agreement", "check_params", "claims",
+           "claims_text", "config", "describe_run", "figure3_text", "exact_check", "exact_summary", "figure2", "figure3", "grid", "is_scale_run", "layout", "left_out", "load_run",
            "methods_table", "not_run", "pair_scores", "paper_table", "per_seed", "run", "run_trial", "sachs",
            "settings", "summary_table", "summary_text", "synthetic", "table_setting", "weighted_unique"]
 

@@ -1,5 +1,5 @@
 """Study 6's figures: Figure 2 (precision and recall against the density filter) and Figure 3 (the
-ATE distributions of one pair on Sachs)."""
+ATE distributions on Sachs of the paper's pair and of the chosen one)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from causaleval.studies.bayesian_cd_ate.paper import paper_name
+from causaleval.studies.bayesian_cd_ate.paper import by_pair, paper_name
 
 PANEL_INCHES = 3.2  # width of one panel of Figure 2
 
@@ -36,27 +36,34 @@ def figure2(pairs: pd.DataFrame) -> Any:
 
 
 def figure3(distributions: pd.DataFrame) -> Any:
-    """The ATE distribution of the figure's pair on Sachs per method (the first seed): a stem of
-    height = mass at each distinct value (the distributions are discrete), on a common symmetric axis
-    at least [-0.5, 0.5] wide, so a distribution with all its mass at one value stays readable."""
+    """The ATE distributions on Sachs per method (the first seed), one column per pair
+    (:func:`~.paper.by_pair`: the paper's own pair, then the chosen one): a stem of height = mass at
+    each distinct value (the distributions are discrete), on a common symmetric axis per column at
+    least [-0.5, 0.5] wide, so a distribution with all its mass at one value stays readable."""
     import matplotlib.pyplot as plt
 
     first = distributions[distributions["seed"] == distributions["seed"].min()]
+    columns = by_pair(first)
     methods = list(dict.fromkeys(first["method"]))
-    fig, axes = plt.subplots(len(methods), 1, figsize=(6, 1.4 * len(methods)), sharex=True, squeeze=False)
-    reach = max(0.5, 1.1 * float(first["ate"].abs().max()))
-    for ax, method in zip(axes[:, 0], methods):
-        g = first[first["method"] == method]
-        color = "C0" if method.startswith("MEC") else "C1"
-        ax.vlines(g["ate"], 0, g["mass"], color=color, lw=2)
-        ax.plot(g["ate"], g["mass"], "o", color=color, ms=4)
-        top = g.loc[g["mass"].idxmax()]
-        ax.annotate(f"{top['mass']:.2f} at {top['ate']:.3g}", (0.99, 0.8), xycoords="axes fraction",
-                    ha="right", fontsize=7)
-        ax.set_xlim(-reach, reach)
-        ax.set_ylim(0, 1.05)
-        ax.set_ylabel(paper_name(method), rotation=0, ha="right", fontsize=8)
-    pair = first[["treatment", "outcome"]].iloc[0]
-    axes[-1, 0].set_xlabel(f"ATE of {pair['treatment']} on {pair['outcome']} (z-scored data)")
+    fig, axes = plt.subplots(len(methods), len(columns), figsize=(5 * len(columns), 1.4 * len(methods)),
+                             sharex="col", squeeze=False)
+    for c, (role, sub) in enumerate(columns.items()):
+        reach = max(0.5, 1.1 * float(sub["ate"].abs().max()))
+        for ax, method in zip(axes[:, c], methods):
+            g = sub[sub["method"] == method]
+            color = "C0" if method.startswith("MEC") else "C1"
+            ax.vlines(g["ate"], 0, g["mass"], color=color, lw=2)
+            ax.plot(g["ate"], g["mass"], "o", color=color, ms=4)
+            if len(g):
+                top = g.loc[g["mass"].idxmax()]
+                ax.annotate(f"{top['mass']:.2f} at {top['ate']:.3g}", (0.99, 0.8), xycoords="axes fraction",
+                            ha="right", fontsize=7)
+            ax.set_xlim(-reach, reach)
+            ax.set_ylim(0, 1.05)
+            if c == 0:
+                ax.set_ylabel(paper_name(method), rotation=0, ha="right", fontsize=8)
+        pair = sub[["treatment", "outcome"]].iloc[0]
+        axes[0, c].set_title(f"{role}: {pair['treatment']} -> {pair['outcome']}", fontsize=9)
+        axes[-1, c].set_xlabel(f"ATE of {pair['treatment']} on {pair['outcome']} (z-scored data)")
     fig.tight_layout()
     return fig

@@ -1,6 +1,7 @@
 """Emezue et al. (2023)'s numbers and names, read from ``data/paper_values/emezue_table*.csv``: the
 paper's Tables 1-3 (mean and spread per method and metric), its method names beside the kit's, and
-the paper's scale (26 seeds, 1,000 posterior DAGs: Sec. 3)."""
+the paper's scale (26 seeds, 1,000 posterior DAGs: Sec. 3) and Figure 3's pair
+(``emezue_figure3.csv``)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,9 @@ TABLE_SETTINGS = {"Table 1": "n=20", "Table 2": "n=100", "Table 3": "sachs"}
 PAPER_NAMES = {"bootstrap_pc": "bootstrap-pc", "bootstrap_ges": "bootstrap-ges", "mc3": "mc3", "dibs": "dibs",
                "gadget": "gadget", "bcd_nets": "bcdnets", "dag_gflownet": "dag-gflownet"}
 SEVEN = tuple(PAPER_NAMES)  # the paper's seven methods, by the kit's names
-PAPER_SCALE = {"seeds": 26, "n_posterior": 1000}
+#: the paper's scale (Sec. 3): seeds and posterior DAGs, and the runs behind each table (Table 3, Sachs: one run,
+#: its spread over the pairs)
+PAPER_SCALE = {"seeds": 26, "n_posterior": 1000, "runs": {"Table 1": 26, "Table 2": 26, "Table 3": 1}}
 METRICS = ("WD", "Precision", "Recall")
 
 
@@ -38,3 +41,25 @@ def paper_value(name: str, method: str, metric: str) -> pd.Series | None:
     table = paper_table(name)
     row = table[(table["method"] == paper_name(method)) & (table["metric"] == metric)]
     return row.iloc[0] if len(row) else None
+
+
+#: the roles of Figure 3's pairs in the ``pair`` column of the distributions: the paper's own pair, and the
+#: pair the run chose (the ``figure_pair`` parameter, else the pair whose true ATE has the most modes)
+PAPER_PAIR, CHOSEN_PAIR = "the paper's pair", "the chosen pair"
+
+
+def figure3_pair() -> tuple[str, str]:
+    """Figure 3's (treatment, outcome) on Sachs as the paper's caption names it."""
+    path = paths.PAPER_VALUES / "emezue_figure3.csv"
+    row = pd.read_csv(path, comment="#").iloc[0]
+    return str(row["treatment"]), str(row["outcome"])
+
+
+def by_pair(distributions: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Figure 3's distributions per pair role (:data:`PAPER_PAIR`, :data:`CHOSEN_PAIR`); a run written
+    before the roles were recorded holds the chosen pair alone."""
+    if distributions.empty:
+        return {}
+    if "pair" not in distributions:
+        return {CHOSEN_PAIR: distributions}
+    return {role: g for role, g in distributions.groupby("pair", sort=False)}

@@ -80,23 +80,30 @@ def _pm(mean: float, spread: float) -> str:
 def agreement(seeds: pd.DataFrame, p: Mapping[str, Any]) -> pd.DataFrame:
     """Every cell of Tables 1-3 of a method we ran, judged by :func:`causaleval.verdicts.agreement`:
     the paper's value (as printed) against our per-seed means over pairs, the seeds being the
-    independent runs (one seed: the printed precision alone decides). ``scale`` says how far the run
-    is from the paper's protocol; a method the paper lacks is left out. ``seeds``: :func:`per_seed`'s table."""
+    independent runs (one seed: the printed precision alone decides). The resolution of a cell is the
+    spread of the paper's own means over its methods in that table and metric (max - min): an interval
+    wider than that cannot tell the paper's methods apart, so a match within it is ``undecided``.
+    ``scale`` says how far the run is from the paper's protocol (the seeds this table's setting ran,
+    against the paper's: one run for Table 3); a method the paper lacks is left out. ``seeds``:
+    :func:`per_seed`'s table."""
     seeds = seeds[seeds["density"] == 0]
-    scale = (f"{len(p['seeds'])} of {PAPER_SCALE['seeds']} seeds, {p['n_posterior']} of "
-             f"{PAPER_SCALE['n_posterior']} posterior DAGs")
     rows = []
     for name in PAPER_TABLES:
         setting = table_setting(name, p)
         if setting is None:
             continue
+        paper = paper_table(name)
+        resolution = paper.groupby("metric")["mean"].agg(lambda v: float(v.max() - v.min()))
         for method in dict.fromkeys(seeds.loc[seeds["setting"] == setting, "method"]):
             runs = seeds[(seeds["setting"] == setting) & (seeds["method"] == method)]
+            scale = (f"{runs['seed'].nunique()} of the paper's {PAPER_SCALE['runs'][name]} seed(s), "
+                     f"{p['n_posterior']} of {PAPER_SCALE['n_posterior']} posterior DAGs")
             for metric, col in COLUMNS.items():
                 cell = paper_value(name, method, metric)
                 if cell is None:
                     continue
-                row = verdicts.agreement(runs[col], cell["printed"], item=f"{name} {paper_name(method)} {metric}")
+                row = verdicts.agreement(runs[col], cell["printed"], item=f"{name} {paper_name(method)} {metric}",
+                                         resolution=resolution[metric])
                 rows.append({"table": name, "method": paper_name(method), "metric": metric, **row, "scale": scale})
     return verdicts.agreement_table(rows) if rows else pd.DataFrame(columns=["table", "method", "metric", "status"])
 

@@ -10,13 +10,14 @@ import pandas as pd
 
 from causaleval import verdicts
 from causaleval.bayes import posteriors
-from causaleval.studies.bayesian_cd_ate.paper import PAPER_SCALE, SEVEN, paper_name
+from causaleval.metrics import ate_distribution as ad
+from causaleval.studies.bayesian_cd_ate.paper import PAPER_SCALE, SEVEN, by_pair, paper_name
 
 
 def describe_run(p: Mapping[str, Any]) -> str:
     """What this run does, against the paper's protocol (for the notebook's Markdown)."""
     synth = ", ".join(str(n) for n in p["sample_sizes"]) or "none"
-    pair = " -> ".join(p["figure_pair"]) if p["figure_pair"] else "chosen by the data (see Figure 3)"
+    pair = " -> ".join(p["figure_pair"]) if p["figure_pair"] else "the one whose true ATE has the most modes"
     return (f"This run: synthetic data with d = {p['n_nodes']} nodes, sample sizes {synth}, seeds {p['seeds']} "
             f"({len(p['seeds'])} of the paper's {PAPER_SCALE['seeds']}); Sachs {'included' if p['sachs'] else 'left out'}"
             f"{_sachs_runs(p)}. The kit's choices, "
@@ -26,7 +27,7 @@ def describe_run(p: Mapping[str, Any]) -> str:
             f"at alpha = {p['pc_alpha']:g}, bootstrap GES with the {p['ges_score'].upper()} score, CPDAGs to DAGs by "
             f"`{p['cpdag_rule']}`; MC3 with {p['mc3_burn_in']} burn-in steps, keeping every {p['mc3_thin']}th state; "
             f"further method options {dict(p['method_options']) or 'at their defaults'}. Density filters "
-            f"{p['densities']}; Figure 3's pair {pair}. The paper's scale is `notebooks/params/06.paper.yaml`.")
+            f"{p['densities']}; Figure 3 shows the paper's pair and beside it {pair}. The paper's scale is `notebooks/params/06.paper.yaml`.")
 
 
 def _sachs_runs(p: Mapping[str, Any]) -> str:
@@ -76,6 +77,30 @@ def summary_text(table: pd.DataFrame) -> str:
         return "No table of the paper was run."
     counts = table["status"].value_counts()
     rules = table.loc[table["status"] == verdicts.MATCHES, "rule"].value_counts()
-    return (f"Of {len(table)} cells of Tables 1-3 compared ({table['scale'].iloc[0]}): "
+    scales = "; ".join(f"{name}: {scale}" for name, scale in table.groupby("table", sort=False)["scale"].first().items())
+    wide = int((table["status"] == verdicts.UNDECIDED).sum())
+    return (f"Of {len(table)} cells of Tables 1-3 compared ({scales}): "
             f"{', '.join(f'{n} {status}' for status, n in counts.items())}"
-            + (f" (matched by {', '.join(f'{r}: {n}' for r, n in rules.items())})" if len(rules) else "") + ".")
+            + (f" (matched by {', '.join(f'{r}: {n}' for r, n in rules.items())})" if len(rules) else "")
+            + (f"; {wide} undecided: the paper's value lies in an interval wider than the spread of the paper's "
+               "own methods in that column, which cannot tell them apart" if wide else "") + ".")
+
+
+def figure3_text(distributions: pd.DataFrame) -> str:
+    """What Figure 3's pairs are, computed from its distributions (first seed): each pair's true (MEC)
+    ATE modes (``numpy.isclose`` regrouping) over the class's DAGs. The kit's ATE is 0 exactly where no
+    directed path leads from the treatment to the outcome (:mod:`causaleval.effects.ate`), so a pair
+    whose only true mode is 0 is one the treatment reaches in no DAG of the class."""
+    parts = []
+    for role, g in by_pair(distributions).items():
+        first = g[(g["seed"] == g["seed"].min()) & (g["method"] == "MEC (truth)")]
+        modes = sorted(set(ad.regroup(first["ate"].to_numpy(), modes=[]).tolist()))
+        name = f"{first['treatment'].iloc[0]} -> {first['outcome'].iloc[0]}"
+        text = (f"{role}, {name}: its true ATE has {len(modes)} mode(s) over the class's DAGs "
+                f"({', '.join(f'{m:.4g}' for m in modes[:6])}{', ...' if len(modes) > 6 else ''})")
+        if modes == [0.0]:
+            text += (f"; every DAG of the class gives ATE 0, so none has a directed path from "
+                     f"{first['treatment'].iloc[0]} to {first['outcome'].iloc[0]}: one mode, which cannot show "
+                     "extra modes beside the true ones")
+        parts.append(text)
+    return "Figure 3's pairs: " + "; ".join(parts) + "." if parts else "Sachs was not run: no Figure 3."

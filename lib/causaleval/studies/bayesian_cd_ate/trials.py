@@ -28,6 +28,7 @@ from causaleval.graphs import to_cpdag
 from causaleval.graphs.extensions import mec_members
 from causaleval.metrics import ate_distribution as ad
 from causaleval.studies.bayesian_cd_ate.data import trial_data
+from causaleval.studies.bayesian_cd_ate.paper import CHOSEN_PAIR, PAPER_PAIR, figure3_pair
 
 POSTERIOR_OPTIONS = ("pc_alpha", "ges_score", "cpdag_rule", "mc3_burn_in", "mc3_thin")
 
@@ -72,19 +73,30 @@ def _shares(grouped: np.ndarray, weights: np.ndarray) -> dict[float, float]:
 
 
 def figure_pair(true_effects: np.ndarray, pairs: Sequence[tuple[int, int]]) -> int:
-    """The pair Figure 3 shows when none is given: the one whose true (MEC) ATE distribution has the
-    most distinct modes (``numpy.isclose`` regrouping), ties to the widest spread of its values, then
-    to the first in node order. The paper's pair, PKA -> PIP3, has one mode (ATE 0 in every DAG of
-    pgmpy's Sachs class), so its figure could not show the paper's point about extra modes."""
+    """The pair Figure 3 shows beside the paper's when none is given: the one whose true (MEC) ATE
+    distribution has the most distinct modes (``numpy.isclose`` regrouping), ties to the widest spread
+    of its values, then to the first in node order; a pair with one true mode cannot show the paper's
+    point about extra modes (the notebook counts the paper's pair's modes)."""
     def key(k: int) -> tuple[int, float, int]:
         values = true_effects[:, k]
         return len(set(ad.regroup(values, modes=[]).tolist())), float(np.ptp(values)), -k
     return max(range(len(pairs)), key=key)
 
 
+def figure_pairs(names: Sequence[str], pairs: Sequence[tuple[int, int]], true_effects: np.ndarray,
+                 given: Sequence[str] | None) -> dict[str, int]:
+    """Figure 3's pairs on Sachs by role: the paper's own (:func:`~.paper.figure3_pair`, PKA -> PIP3),
+    shown as the paper shows it, and beside it the pair ``given`` (the ``figure_pair`` parameter) or,
+    without one, the pair whose true ATE has the most modes (:func:`figure_pair`)."""
+    index = {(names[t], names[y]): k for k, (t, y) in enumerate(pairs)}
+    chosen = index[tuple(given)] if given else figure_pair(true_effects, pairs)
+    paper = index.get(figure3_pair())
+    return ({PAPER_PAIR: paper} if paper is not None else {}) | {CHOSEN_PAIR: chosen}
+
+
 def run_trial(setting: str, seed: int, config: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     """One data set through every method: per-pair scores, run counts and, on Sachs, the ATE
-    distributions of the figure's pair."""
+    distributions of Figure 3's pairs (:func:`figure_pairs`)."""
     plugins.load(config["plugins"])
     truth, data = trial_data(setting, seed, config)
     members = np.stack([m.directed_matrix() for m in mec_members(to_cpdag(truth))])
@@ -94,11 +106,9 @@ def run_trial(setting: str, seed: int, config: Mapping[str, Any]) -> dict[str, p
     options = {k: config[k] for k in POSTERIOR_OPTIONS} | dict(config.get("method_options") or {})
     names = list(data.columns)
     rows, counts, dists = [], [], []
-    figure = None
-    if setting == "sachs":
-        figure = (pairs.index(tuple(names.index(v) for v in config["figure_pair"])) if config["figure_pair"]
-                  else figure_pair(true_effects, pairs))
-        dists.append(_distribution("MEC (truth)", true_effects[:, figure], np.ones(len(members)), pairs[figure], names))
+    figures = figure_pairs(names, pairs, true_effects, config["figure_pair"]) if setting == "sachs" else {}
+    for role, k in figures.items():
+        dists.append(_distribution("MEC (truth)", true_effects[:, k], np.ones(len(members)), pairs[k], names, role))
     for method in config["methods"]:
         limit = getattr(posteriors.POSTERIORS[method], "max_nodes", None)
         if limit is not None and len(names) > limit:
@@ -122,15 +132,15 @@ def run_trial(setting: str, seed: int, config: Mapping[str, Any]) -> dict[str, p
         counts.append({"method": method, "posterior_dags": len(dags), "distinct_dags": len(unique_dags),
                        "mec_size": len(members), "effects": len(unique_dags) * len(pairs),
                        "regressions_solved": estimator.solved - solved_before, "not run": "", "notes": notes})
-        if figure is not None:
-            dists.append(_distribution(method, effects[:, figure], weight, pairs[figure], names))
+        for role, k in figures.items():
+            dists.append(_distribution(method, effects[:, k], weight, pairs[k], names, role))
     tag = {"setting": setting, "seed": seed}
     return {"pairs": pd.DataFrame(rows).assign(**tag), "counts": pd.DataFrame(counts).assign(**tag),
             "distributions": pd.concat(dists, ignore_index=True).assign(**tag) if dists else pd.DataFrame()}
 
 
 def _distribution(method: str, values: np.ndarray, weights: np.ndarray, pair: tuple[int, int],
-                  names: Sequence[str]) -> pd.DataFrame:
+                  names: Sequence[str], role: str) -> pd.DataFrame:
     v, w = weighted_unique(values, weights)
-    return pd.DataFrame({"method": method, "treatment": names[pair[0]], "outcome": names[pair[1]], "ate": v,
-                         "mass": w / w.sum()})
+    return pd.DataFrame({"method": method, "pair": role, "treatment": names[pair[0]], "outcome": names[pair[1]],
+                         "ate": v, "mass": w / w.sum()})

@@ -362,7 +362,7 @@ def markdown(table: pd.DataFrame, floatfmt: str = ".4g") -> str:
     """A table as Markdown with the ``|`` inside its text cells escaped (``|e_hat - e|`` would
     otherwise split a cell)."""
     escaped = table.map(lambda v: v.replace("|", "\\|") if isinstance(v, str) else v)
-    return escaped.to_markdown(index=False, floatfmt=floatfmt)
+    return report.markdown(escaped, index=False, floatfmt=floatfmt)
 
 
 def summary(table: pd.DataFrame, claims_table: pd.DataFrame) -> str:

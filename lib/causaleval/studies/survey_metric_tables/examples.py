@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from causaleval import metrics
+from causaleval.report import MISSING
 from causaleval.effects import bn
 from causaleval.learn import learners
 from causaleval.graphs.extensions import consistent_extension, mec_members
@@ -305,13 +306,13 @@ def scm_examples(*, fairness_n: int, reconstruction: tuple[pd.DataFrame, pd.Data
 
 def markdown(frame: pd.DataFrame, digits: int = 4) -> str:
     """``frame`` as a Markdown table for display: named index levels as columns, floats to
-    ``digits`` significant digits, booleans as yes/no, missing values blank."""
+    ``digits`` significant digits, booleans as yes/no, missing values as :data:`causaleval.report.MISSING`."""
     def cell(v: Any) -> Any:
         if isinstance(v, (bool, np.bool_)):
             return "yes" if v else "no"
         if isinstance(v, (float, np.floating)):
-            return "" if np.isnan(v) else f"{v:.{digits}g}"
-        return "" if v is None else v
+            return MISSING if np.isnan(v) else f"{v:.{digits}g}"
+        return MISSING if v is None else v
     if any(name is not None for name in frame.index.names):
         return frame.reset_index().astype(object).map(cell).to_markdown(index=False)
     return frame.astype(object).map(cell).to_markdown()
