@@ -29,6 +29,7 @@ latent variable must be a node of the chosen network, ...) stays in ``check_para
 from __future__ import annotations
 
 import ast
+import difflib
 import functools
 import importlib
 import json
@@ -214,8 +215,10 @@ def check(study: str, values: Mapping[str, Any]) -> None:
     specs = schema(study)
     for name, value in values.items():
         if name not in specs:
-            raise ParameterError(f"study {study_name(study)}: unknown parameter {name!r}; "
-                                 f"declared: {', '.join(specs)}")
+            close = difflib.get_close_matches(name, list(specs), n=1)
+            guess = f"; did you mean {close[0]!r}?" if close else ""
+            raise ParameterError(f"study {study_name(study)}: unknown parameter {name!r}{guess} "
+                                 f"(declared: {', '.join(specs)})")
         problem = _problem(specs[name], specs[name].type, value, name)
         if problem:
             where, found, expected = problem
