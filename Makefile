@@ -63,8 +63,8 @@ collect: $(STAMP) system-packages  ## recollect data/software/{sqlite,postgres} 
 	$(PY) -m causaleval collect sqlite $(COLLECT_ARGS) --out data/software/sqlite
 	$(PY) -m causaleval collect postgres $(COLLECT_ARGS) --out data/software/postgres
 
-lab: $(STAMP)  ## JupyterLab on notebooks/, 127.0.0.1 only, with a random token (prints the URL)
-	$(PY) -m causaleval.app.lab
+lab: $(STAMP)  ## JupyterLab on the kit's notebooks and ./studies, 127.0.0.1 only, with a random token (prints the URL once it answers)
+	$(PY) -m causaleval lab
 
 clean-venv:
 	rm -rf $(VENV)
