@@ -3,21 +3,26 @@
 * ``list``: the studies (``notebooks/NN_name.ipynb`` is study ``name``; a user's own studies
   are found in ``CAUSALEVAL_STUDIES`` and ``./studies``), their parameters, declared types
   (``NN_name.params.yaml``) and defaults.
-* ``run STUDY [-p NAME VALUE ...] [--params-file YAML] [--tag TAG] [--force] [--verbose]``: check the values
-  against the study's schema and its ``check_params`` (before any kernel starts), then
-  execute the notebook into ``runs/<study>/<tag>/`` (the executed notebook, an HTML export
-  and ``parameters.yaml``, the resolved parameters). The tag defaults to ``default``
-  without overrides and to the overrides' hash with them. At the defaults the run's tables
-  and figures replace ``figures/<study>/`` (``$CAUSALEVAL_FIGURES/<study>/``); with
-  overrides they go to ``runs/<study>/<tag>/figures/`` unless ``-p output_dir DIR`` says
-  otherwise. ``--inplace`` executes the committed notebook itself (defaults only).
-* ``reproduce [--inplace]``: run every study at its defaults, replacing ``runs/<study>/default/``.
+* ``run STUDY [-p NAME VALUE ...] [--params-file YAML] [--tag TAG] [--force] [--quiet] [--verbose]``: check
+  the values against the study's schema and its ``check_params`` (before any kernel starts), then
+  execute the notebook into ``runs/<study>/<tag>/`` (the executed notebook, an HTML export,
+  ``parameters.yaml``, the resolved parameters, and ``figures/``, the run's tables and figures,
+  unless ``-p output_dir DIR`` says otherwise), printing its progress
+  (:mod:`causaleval.app.progress`). The tag defaults to ``default`` without overrides and to the
+  overrides' hash with them. ``--inplace`` executes the committed notebook itself (defaults only)
+  and, as ``reproduce``, replaces ``figures/<study>/`` (``$CAUSALEVAL_FIGURES/<study>/``).
+  ``runs/`` is that of the working directory (:func:`causaleval.paths.default_runs`).
+* ``reproduce [--inplace]``: run every study at its defaults, replacing ``runs/<study>/default/``
+  and ``figures/<study>/``.
+* ``test [PATH]``: a user's studies tested as ``make test`` tests the kit's (:mod:`causaleval.app.usertest`).
+* ``lab [--port N]``: JupyterLab on the kit's notebooks and the user's studies (:mod:`causaleval.app.lab`).
 * ``check-figures [--strict]``: list the outputs under ``figures/`` that differ from git HEAD's,
   changed decisions apart from last-digit differences of numbers.
 * ``new NAME --paper "Author et al. 2026" [--dir DIR] [--title T] [--no-run]``: start a study of
   one's own in ``DIR`` (default ``./studies``) from the kit's template
   (:mod:`causaleval.app.scaffold`) and execute its notebook in place.
-* ``report``: the static HTML site of every study, ``runs/report/index.html`` (:mod:`causaleval.app.site`).
+* ``report [--out DIR] [--open]``: the static HTML site of every study, ``runs/report/index.html``
+  (:mod:`causaleval.app.site`).
 * ``collect sqlite|postgres --subjects N --trials T --out DIR``: run (or resume) a
   factorial experiment on a real query engine (:mod:`causaleval.collect`).
 
