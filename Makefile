@@ -43,7 +43,7 @@ reproduce: $(STAMP)  ## run every study notebook at its defaults; rewrites figur
 	exec $(WITH_MAKE) $(PY) -m causaleval reproduce
 	$(PY) -m causaleval check-figures
 
-report: $(STAMP)  ## the static HTML site of every study, runs/report/index.html
+report: $(STAMP)  ## the notebook site (Sphinx + myst-nb) of every study and run, runs/report/index.html
 	$(PY) -m causaleval report
 
 bench: $(STAMP) system-packages  ## performance scripts in benchmarks/

@@ -21,8 +21,8 @@
 * ``new NAME --paper "Author et al. 2026" [--dir DIR] [--title T] [--no-run]``: start a study of
   one's own in ``DIR`` (default ``./studies``) from the kit's template
   (:mod:`causaleval.app.scaffold`) and execute its notebook in place.
-* ``report [--out DIR] [--open]``: the static HTML site of every study, ``runs/report/index.html``
-  (:mod:`causaleval.app.site`).
+* ``report [--out DIR] [--open]``: the notebook site of every study and run, ``runs/report/index.html``
+  (:mod:`causaleval.app.book`, Sphinx with myst-nb).
 * ``collect sqlite|postgres --subjects N --trials T --out DIR``: run (or resume) a
   factorial experiment on a real query engine (:mod:`causaleval.collect`).
 
@@ -652,7 +652,7 @@ def _with_file_named(parse: Any, params_file: Path | None, given: set[str]) -> d
 def _report(out: Path | None, open_browser: bool) -> int:
     """Build the report into ``out`` (default ``runs/report``), print its front page, open it if asked.
     An ``out`` that holds files but no earlier report is refused (the build replaces the folder)."""
-    from causaleval.app.site import build
+    from causaleval.app.book import build
 
     if out is not None and out.is_dir() and any(out.iterdir()) and not (out / "index.html").exists():
         raise ValueError(f"report --out {_show(out)}: the folder holds files but no earlier report; "
