@@ -129,7 +129,7 @@ def test_a_newcomer_adapts_the_kit_without_touching_it(newcomer):
     tested = subprocess.run([sys.executable, "-m", "causaleval", "test"], cwd=work, env=env, capture_output=True,
                             text=True, timeout=600)
     assert tested.returncode == 0, tested.stdout[-3000:] + tested.stderr[-2000:]
-    assert re.search(r"\b[0-9]+_my_study\.ipynb \.+", tested.stdout) and "test_my_study.py ....." in tested.stdout
+    assert re.search(r"\b[0-9]+_my_study\.ipynb \.+", tested.stdout) and "test_my_study.py .... " in tested.stdout
     assert claims.stat().st_mtime_ns == stored  # nbval wrote its tables elsewhere
 
 
@@ -159,11 +159,25 @@ def test_run_takes_a_params_file_and_minus_p_wins(newcomer, monkeypatch):
     file = work / "mine.yaml"
     file.write_text("n_graphs: 3\nlatent: [smoke]\n")
     seen = {}
-    monkeypatch.setattr(cli, "run_study", lambda name, overrides, *a: seen.update(overrides))
+    monkeypatch.setattr(cli, "run_study", lambda name, overrides, *a, **k: seen.update(overrides))
     assert cli.main(["run", "asia_mag_nced", "--params-file", str(file), "-p", "n_graphs", "2"]) == 0
     assert seen == {"n_graphs": 2, "latent": ["smoke"]}
     file.write_text("- not a mapping\n")
     assert cli.main(["run", "asia_mag_nced", "--params-file", str(file)]) == 2
+
+
+def test_a_misspelt_name_in_a_params_file_names_the_file_and_the_closest_name(newcomer, monkeypatch, capsys):
+    from causaleval.app import cli
+
+    work, env, tmp_path = newcomer
+    monkeypatch.chdir(work)
+    (work / "mine.yaml").write_text("n_graph: 3\n")
+    monkeypatch.setattr(cli, "run_study", lambda *a, **k: pytest.fail("a refused parameter must not run"))
+    assert cli.main(["run", "asia_mag_nced", "--params-file", "mine.yaml"]) == 2
+    err = capsys.readouterr().err
+    assert "--params-file mine.yaml: study asia_mag_nced: unknown parameter 'n_graph'; did you mean 'n_graphs'?" in err
+    assert cli.main(["run", "asia_mag_nced", "-p", "n_graph", "3"]) == 2
+    assert "--params-file" not in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("name, paper, message", [
