@@ -542,9 +542,10 @@ def _parser() -> argparse.ArgumentParser:
                   "notebooks; tables and figures go to a temporary folder, never over the study's figures/.")
     tst.add_argument("path", nargs="?", type=Path, help="the folder of your studies (default ./studies)")
     tst.add_argument("--jobs", type=int, default=1, help="pytest-xdist workers (make test uses 2; default 1)")
-    out = command("report", "build the HTML report of every study",
-                  "One site of every study (the kit's and yours) and every run under runs/: verdict counts, "
-                  "key figures and the executed notebooks; built from the stored notebooks without running them.")
+    out = command("report", "build the report, a notebook site of every study and run",
+                  "A Sphinx + myst-nb site of every study (the kit's and yours) and every run under runs/: a "
+                  "dashboard of verdict counts and key figures, a page per executed notebook, navigation and "
+                  "search; built from the stored notebooks without running them.")
     out.add_argument("--out", type=Path, help="the report's folder (default runs/report of the runs folder)")
     out.add_argument("--open", action="store_true", help="open the front page in a web browser")
     lab = command("lab", "JupyterLab on the kit's notebooks and your studies",
