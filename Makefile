@@ -43,7 +43,7 @@ reproduce: $(STAMP)  ## run every study notebook at its defaults; rewrites figur
 	exec $(WITH_MAKE) $(PY) -m causaleval reproduce
 	$(PY) -m causaleval check-figures
 
-report: $(STAMP)  ## the static HTML site of every study, runs/report/index.html
+report: $(STAMP)  ## the notebook site (Sphinx + myst-nb) of every study and run, runs/report/index.html
 	$(PY) -m causaleval report
 
 bench: $(STAMP) system-packages  ## performance scripts in benchmarks/
@@ -63,8 +63,8 @@ collect: $(STAMP) system-packages  ## recollect data/software/{sqlite,postgres} 
 	$(PY) -m causaleval collect sqlite $(COLLECT_ARGS) --out data/software/sqlite
 	$(PY) -m causaleval collect postgres $(COLLECT_ARGS) --out data/software/postgres
 
-lab: $(STAMP)  ## JupyterLab on notebooks/, 127.0.0.1 only, with a random token (prints the URL)
-	$(PY) -m causaleval.app.lab
+lab: $(STAMP)  ## JupyterLab on the kit's notebooks and ./studies, 127.0.0.1 only, with a random token (prints the URL once it answers)
+	$(PY) -m causaleval lab
 
 clean-venv:
 	rm -rf $(VENV)

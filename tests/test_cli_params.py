@@ -48,7 +48,7 @@ SURVEY = paths.NOTEBOOKS / "04_survey_metric_tables.ipynb"
     (SOFTWARE, "outcomes", "[runtime_ms]", "['runtime_ms'] (list)", "expected dict[str, list[str]]"),
     (SOFTWARE, "covariates key", "{1: num_joins}", "1 (int)", "expected str"),
     # unknown name, not YAML
-    (ASIA, "'n_grahps'", "3", "unknown parameter", "declared: network, latent"),
+    (ASIA, "'n_grahps'", "3", "unknown parameter 'n_grahps'; did you mean 'n_graphs'?", "declared: network, latent"),
     (ASIA, "latent", "[smoke", "'[smoke' is not YAML", "while parsing"),
 ])
 def test_bad_parameters_are_refused_naming_study_parameter_value_and_expectation(
@@ -153,10 +153,13 @@ def test_a_second_run_into_a_tag_refuses_and_force_replaces_it_cleanly(tiny, cap
     assert cli.main(["run", "tiny"]) == 2
     assert "runs/tiny/default holds an earlier run; --force replaces it" in capsys.readouterr().err
     assert cli.main(["run", "tiny", "--force"]) == 0
-    assert sorted(p.name for p in earlier.iterdir()) == ["01_tiny.html", "01_tiny.ipynb", "parameters.yaml"]
-    assert sorted(p.name for p in (tiny / "figs" / "01_tiny").iterdir()) == [
-        "t.csv", "t.md", "t.provenance.json", "t.tex"]  # the default run's figures replace the old ones
+    assert sorted(p.name for p in earlier.iterdir()) == ["01_tiny.html", "01_tiny.ipynb", "figures", "parameters.yaml"]
+    made = ["t.csv", "t.md", "t.provenance.json", "t.tex"]
+    assert sorted(p.name for p in (earlier / "figures").iterdir()) == made  # a run of one's own keeps its tables
+    assert sorted(p.name for p in (tiny / "figs" / "01_tiny").iterdir()) == ["stale.csv"]  # figures/ only by reproduce
     assert sorted(p.name for p in (tiny / "runs" / "tiny").iterdir()) == ["default"]
+    cli.run_study("tiny", {}, force=True, publish=True, quiet=True)  # as `reproduce` runs it
+    assert sorted(p.name for p in (tiny / "figs" / "01_tiny").iterdir()) == made
     meta = json.loads((earlier / "01_tiny.ipynb").read_text())["metadata"]["papermill"]
     assert meta["output_path"] == "01_tiny.ipynb" and str(tiny) not in json.dumps(meta)
 

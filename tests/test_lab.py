@@ -1,4 +1,6 @@
-"""``make lab``: JupyterLab starts (as root too), on 127.0.0.1 with a token, and lists the notebooks."""
+"""``causaleval lab`` (``make lab``): JupyterLab starts (as root too), on 127.0.0.1 with a token, prints
+its URL only once it answers, opens the kit's notebooks and the user's studies, and stops with its
+kernels on Ctrl-C."""
 
 import json
 import re
@@ -6,7 +8,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 
@@ -31,37 +32,40 @@ def _get(url: str, token: str | None) -> tuple[int, bytes]:
 
 
 @pytest.fixture
-def lab():
+def lab(tmp_path):
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "causaleval.app.lab", "--port", str(port)],
+    (tmp_path / "studies").mkdir()
+    (tmp_path / "studies" / "09_mine.ipynb").write_text("{}")
+    proc = subprocess.Popen([sys.executable, "-m", "causaleval", "lab", "--port", str(port)], cwd=tmp_path,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         first = proc.stdout.readline()
         match = re.fullmatch(rf"JupyterLab: http://127\.0\.0\.1:{port}/lab\?token=(\S+)\n", first)
         assert match, f"unexpected first line {first!r}"
-        yield port, match[1]
+        yield port, match[1], proc
     finally:
-        proc.send_signal(signal.SIGINT)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
         try:
-            proc.wait(timeout=20)
+            proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
 
 
-def test_lab_serves_the_notebooks_to_the_token_holder_only(lab):
-    port, token = lab
+def test_lab_serves_the_kit_and_the_users_notebooks_to_the_token_holder_only(lab):
+    port, token, proc = lab
     url = f"http://127.0.0.1:{port}/api/contents"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            status, body = _get(url, token)
-            break
-        except (urllib.error.URLError, ConnectionError):
-            assert time.monotonic() < deadline, "JupyterLab did not answer within 60 s"
-            time.sleep(0.5)
+    status, body = _get(url, token)  # the URL is printed once the server answers: no waiting here
     assert status == 200
-    listed = {item["name"] for item in json.loads(body)["content"]}
-    assert {p.name for p in paths.NOTEBOOKS.glob("*.ipynb")} <= listed
+    assert {item["name"] for item in json.loads(body)["content"]} == {"kit", "studies"}
+    kit = {item["name"] for item in json.loads(_get(f"{url}/kit", token)[1])["content"]}
+    assert {p.name for p in paths.NOTEBOOKS.glob("*.ipynb")} <= kit
+    mine = {item["name"] for item in json.loads(_get(f"{url}/studies", token)[1])["content"]}
+    assert "09_mine.ipynb" in mine
     assert _get(url, None)[0] == 403
     assert _get(url, token + "x")[0] == 403
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=30) == 130
+    with pytest.raises((urllib.error.URLError, ConnectionError)):
+        _get(url, token)

@@ -1,9 +1,13 @@
-"""``causaleval new`` and the newcomer's path: in a folder of one's own, a BIF network, a plugin
-learner and a new study; the new study and study 1 run with them; the report shows both runs; the
-kit's hash does not change."""
+"""``causaleval new`` and the newcomer's path: in a folder of one's own outside the clone, a BIF
+network, a plugin learner and a new study; the new study and study 1 run with them, printing their
+progress; a grid of two adapted learners over two networks runs from a params file; every printed
+path exists from the user's folder, where runs, caches and the report stay; ``causaleval test``
+passes on the new study; the report (a notebook site) shows the user's run with its figure at a readable width in Chromium;
+the kit's hash does not change."""
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -11,6 +15,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+
+import browser
 
 from causaleval import paths
 from causaleval.app import scaffold
@@ -47,16 +53,30 @@ def newcomer(tmp_path):
     work.mkdir()
     shutil.copyfile(paths.DATA / "examples" / "sprinkler.bif", work / "net.bif")
     (work / "my_learner.py").write_text(LEARNER)
-    ours = ("CAUSALEVAL_FIGURES", "CAUSALEVAL_STUDIES", "CAUSALEVAL_CALLER_CWD")
-    env = {k: v for k, v in os.environ.items() if k not in ours}
-    env.update(CAUSALEVAL_RUNS=str(tmp_path / "runs"), CAUSALEVAL_CACHE=str(tmp_path / "cache"))
+    ours = ("CAUSALEVAL_FIGURES", "CAUSALEVAL_STUDIES", "CAUSALEVAL_CALLER_CWD", "CAUSALEVAL_RUNS",
+            "CAUSALEVAL_CACHE")
+    env = {k: v for k, v in os.environ.items() if k not in ours}  # runs and caches go to work/runs
     return work, env, tmp_path
+
+
+def _printed_paths(stderr: str) -> list[str]:
+    """The paths the commands print: ``role: path`` of ``new``, ``running A -> B``, ``done: A; tables
+    and figures in B``, ``report: A``."""
+    found = []
+    for line in stderr.splitlines():
+        if m := re.fullmatch(r"(?:notebook|schema|module|paper_values|test|references|bibtex|report): (\S+)", line):
+            found.append(m[1])
+        elif m := re.fullmatch(r"running (\S+) -> (\S+)", line):
+            found += [m[1], m[2]]
+        elif m := re.fullmatch(r"study \w+ done: (\S+); tables and figures in (\S+)", line):
+            found += [m[1], m[2]]
+    return found
 
 
 def test_a_newcomer_adapts_the_kit_without_touching_it(newcomer):
     work, env, tmp_path = newcomer
     before = _kit_hash(env)
-    _cli(["new", "my_study", "--paper", "Newcomer et al. 2026"], work, env)
+    printed = [_cli(["new", "my_study", "--paper", "Newcomer et al. 2026"], work, env).stderr]
     folder = work / "studies"
     notebook = next(folder.glob("[0-9][0-9]_my_study.ipynb"))
     assert not list(paths.KIT.rglob("*my_study*"))  # nothing inside the kit
@@ -67,30 +87,55 @@ def test_a_newcomer_adapts_the_kit_without_touching_it(newcomer):
     assert (folder / "figures" / notebook.stem / "claims.csv").is_file()  # written beside the study
 
     plugin = ["-p", "plugins", "[my_learner.py]"]
-    _cli(["run", "my_study", "-p", "network", "net.bif", "-p", "learners", "[hc, my_hc]", *plugin,
-          "--tag", "mine"], work, env)
-    _cli(["run", "asia_mag_nced", "-p", "network", "net.bif", "-p", "latent", "[cloudy]",
-          "-p", "algorithms", "[hc, pc, fci, my_hc]", *plugin, "--tag", "mine"], work, env)
-    _cli(["report"], work, env)
+    mine = _cli(["run", "my_study", "-p", "networks", "[net.bif]", "-p", "learners", "[hc, my_hc]", *plugin,
+                 "--tag", "mine"], work, env).stderr
+    assert re.search(r"^my_study: cell 4/5 \(Table 1\) at \d\d:\d\d$", mine, re.M), mine
+    assert re.search(r"^my_study: learning on net\.bif: 100% 6/6 \[.*trial/s\] \(last: learner=my_hc.*seed=2\)$",
+                     mine, re.M), mine
+    study1 = _cli(["run", "asia_mag_nced", "-p", "network", "net.bif", "-p", "latent", "[cloudy]",
+                   "-p", "algorithms", "[hc, pc, fci, my_hc]", *plugin, "--tag", "mine", "--quiet"], work, env).stderr
+    assert "cell" not in study1 and "trial/s" not in study1  # --quiet: the result only
+    (work / "grid.yaml").write_text("learners: [pc_pgmpy, grasp]\nnetworks: [net.bif, cancer]\n"
+                                    "sample_sizes: [300]\nn_graphs: 2\n")
+    grid = _cli(["run", "my_study", "--params-file", "grid.yaml", "--tag", "grid"], work, env).stderr
+    printed += [mine, study1, grid, _cli(["report"], work, env).stderr]
 
     assert _kit_hash(env) == before
-    table = pd.read_csv(tmp_path / "runs" / "my_study" / "mine" / "figures" / "table1.csv")
+    runs = work / "runs"  # the user's folder, not the kit's
+    table = pd.read_csv(runs / "my_study" / "mine" / "figures" / "table1.csv")
     assert "my_hc" in set(table["learner"])
-    learned = " ".join(p.read_text() for p in (tmp_path / "runs" / "asia_mag_nced" / "mine" / "figures").glob("*.csv"))
+    cells = pd.read_csv(runs / "my_study" / "grid" / "figures" / "table1.csv")
+    assert set(zip(cells["network"], cells["learner"])) == {
+        (net, learner) for net in ("net.bif", "cancer") for learner in ("pc_pgmpy", "grasp")}
+    learned = " ".join(p.read_text() for p in (runs / "asia_mag_nced" / "mine" / "figures").glob("*.csv"))
     assert "my_hc" in learned
-    index = (tmp_path / "runs" / "report" / "index.html").read_text()
-    assert 'id="my_study"' in index and "<code>mine</code>" in index and "net.bif" in index
+    index = (runs / "report" / "index.html").read_text()
+    assert f'href="studies/{notebook.stem}.html"' in index and 'href="runs/my_study/mine.html"' in index
+    run_page = runs / "report" / "runs" / "my_study" / "mine.html"
+    assert "net.bif" in run_page.read_text() and "my_hc" in run_page.read_text()
     assert str(tmp_path) not in learned  # network names as given, never absolute paths
+    assert (runs / "cache").is_dir() and not (paths.ROOT / "runs" / "my_study").exists()
+    shown = [p for text in printed for p in _printed_paths(text)]
+    assert len(shown) >= 14 and all(not p.startswith("/") for p in shown)  # inside work: relative to it
+    assert [p for p in shown if not (work / p).exists()] == []
 
-    tested = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-o", "addopts=",
-                             "-p", "no:xdist", str(folder / "test_my_study.py")],
-                            cwd=work, env=env, capture_output=True, text=True, timeout=300)
-    assert tested.returncode == 0, tested.stdout[-3000:]
+    if shutil.which("chromium") or os.environ.get("CAUSALEVAL_REQUIRE_BROWSER"):  # the run's figure, readable
+        shot = browser.screenshot(run_page, tmp_path / "run-page.png", tmp_path / "chromium")
+        assert (tmp_path / "run-page.png").stat().st_size > 10_000, shot.stderr[-2000:]
+        assert max(browser.image_widths(run_page, tmp_path / "chromium")) >= 600
+
+    claims = folder / "figures" / notebook.stem / "claims.csv"
+    stored = claims.stat().st_mtime_ns
+    tested = subprocess.run([sys.executable, "-m", "causaleval", "test"], cwd=work, env=env, capture_output=True,
+                            text=True, timeout=600)
+    assert tested.returncode == 0, tested.stdout[-3000:] + tested.stderr[-2000:]
+    assert re.search(r"\b[0-9]+_my_study\.ipynb \.+", tested.stdout) and "test_my_study.py .... " in tested.stdout
+    assert claims.stat().st_mtime_ns == stored  # nbval wrote its tables elsewhere
 
 
 def test_a_second_run_into_a_running_tag_is_refused(newcomer):
     work, env, tmp_path = newcomer
-    lock = tmp_path / "runs" / ".locks" / "asia_mag_nced.busy.lock"
+    lock = work / "runs" / ".locks" / "asia_mag_nced.busy.lock"
     lock.parent.mkdir(parents=True)
     holder = subprocess.Popen([sys.executable, "-c", (
         "import fcntl, sys, time; f = open(sys.argv[1], 'a+'); fcntl.flock(f, fcntl.LOCK_EX); "
@@ -104,7 +149,7 @@ def test_a_second_run_into_a_running_tag_is_refused(newcomer):
         holder.kill()
         holder.wait()
     assert done.returncode != 0 and "a run with tag 'busy' is already running (pid 1234)" in done.stderr
-    assert not (tmp_path / "runs" / "asia_mag_nced" / "busy").exists()
+    assert not (work / "runs" / "asia_mag_nced" / "busy").exists()
 
 
 def test_run_takes_a_params_file_and_minus_p_wins(newcomer, monkeypatch):
@@ -114,11 +159,25 @@ def test_run_takes_a_params_file_and_minus_p_wins(newcomer, monkeypatch):
     file = work / "mine.yaml"
     file.write_text("n_graphs: 3\nlatent: [smoke]\n")
     seen = {}
-    monkeypatch.setattr(cli, "run_study", lambda name, overrides, *a: seen.update(overrides))
+    monkeypatch.setattr(cli, "run_study", lambda name, overrides, *a, **k: seen.update(overrides))
     assert cli.main(["run", "asia_mag_nced", "--params-file", str(file), "-p", "n_graphs", "2"]) == 0
     assert seen == {"n_graphs": 2, "latent": ["smoke"]}
     file.write_text("- not a mapping\n")
     assert cli.main(["run", "asia_mag_nced", "--params-file", str(file)]) == 2
+
+
+def test_a_misspelt_name_in_a_params_file_names_the_file_and_the_closest_name(newcomer, monkeypatch, capsys):
+    from causaleval.app import cli
+
+    work, env, tmp_path = newcomer
+    monkeypatch.chdir(work)
+    (work / "mine.yaml").write_text("n_graph: 3\n")
+    monkeypatch.setattr(cli, "run_study", lambda *a, **k: pytest.fail("a refused parameter must not run"))
+    assert cli.main(["run", "asia_mag_nced", "--params-file", "mine.yaml"]) == 2
+    err = capsys.readouterr().err
+    assert "--params-file mine.yaml: study asia_mag_nced: unknown parameter 'n_graph'; did you mean 'n_graphs'?" in err
+    assert cli.main(["run", "asia_mag_nced", "-p", "n_graph", "3"]) == 2
+    assert "--params-file" not in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("name, paper, message", [

@@ -1,17 +1,16 @@
-"""``causaleval report``: the site is built from the committed notebooks, every link resolves,
-and the front page loads in a real headless Chromium without a console error."""
+"""``causaleval report``: a Sphinx + myst-nb site built from the stored notebooks; every local link
+of its pages resolves, the dashboard counts every study's verdicts and shows its key figure at the
+page's width, and the pages load in a real headless Chromium without a console error."""
 
-import os
 import re
-import shutil
-import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from causaleval.app import site
+import browser
+from causaleval.app import book, site
 
 FIGURES = site.paths.ROOT / "figures"  # the committed outputs (the suite's CAUSALEVAL_FIGURES is a temporary folder)
 
@@ -27,28 +26,34 @@ class _Links(HTMLParser):
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory):
-    return site.build(tmp_path_factory.mktemp("site") / "report", figures_root=FIGURES)
+    return book.build(tmp_path_factory.mktemp("site") / "report", figures_root=FIGURES)
 
 
-def test_every_link_of_the_front_page_resolves(index):
+def _local_links(page: Path) -> list[str]:
     parser = _Links()
-    parser.feed(index.read_text())
-    local = [link for link in parser.links if not re.match(r"[a-z]+:", link) and not link.startswith("#")]
-    assert any(link.endswith(".html") for link in local) and any(link.endswith(".png") for link in local)
-    missing = [link for link in local if not (index.parent / link.split("#")[0]).is_file()]
+    parser.feed(page.read_text())
+    return [link.split("#")[0].split("?")[0] for link in parser.links
+            if not re.match(r"[a-z]+:", link) and not link.startswith("#")]
+
+
+@pytest.mark.parametrize("page", ["index.html", "studies/02_software_tvd.html", "search.html"])
+def test_every_local_link_of_a_page_resolves(index, page):
+    path = index.parent / page
+    links = _local_links(path)
+    assert links
+    missing = [link for link in links if link and not (path.parent / link).exists()]
     assert not missing
-    text = index.read_text()
-    anchors = [link[1:] for link in parser.links if link.startswith("#")]
-    assert anchors and all(f'id="{a}"' in text for a in anchors)
 
 
-def test_front_page_shows_every_study_with_its_verdicts(index):
+def test_the_dashboard_counts_every_studys_verdicts_and_links_its_page(index):
     text = index.read_text()
-    for name in ("asia_mag_nced", "software_tvd", "over_under_specification", "survey_metric_tables"):
-        assert f'id="{name}"' in text
+    for stem in ("01_asia_mag_nced", "02_software_tvd", "03_over_under_specification", "04_survey_metric_tables"):
+        assert f'href="studies/{stem}.html"' in text and (index.parent / "studies" / f"{stem}.html").is_file()
     claims = site.read_claims(FIGURES / "02_software_tvd")
     assert claims is not None and set(claims["verdict"]) <= {"holds", "does not hold", "undecided", "not tested"}
     assert f"{(claims['verdict'] == 'holds').sum()} holds" in text
+    assert text.count('style="width: 100%;"') >= 4  # a key figure per study at the page's width
+    assert (index.parent / "search.html").is_file() and (index.parent / "searchindex.js").is_file()
 
 
 @pytest.mark.parametrize("cell, expected", [
@@ -65,40 +70,26 @@ def test_a_claims_table_without_evidence_is_refused(tmp_path):
         site.read_claims(tmp_path)
 
 
-def test_front_page_loads_in_headless_chromium_without_console_errors(index, request):
-    browser = shutil.which("chromium")
-    if browser is None:
-        if os.environ.get("CAUSALEVAL_REQUIRE_BROWSER"):
-            pytest.fail("CAUSALEVAL_REQUIRE_BROWSER is set but chromium is not installed")
-        pytest.skip("chromium not installed (make test installs it)")
-    shot = Path(request.config.rootpath) / "runs" / "test-output" / "report-front-page.png"
-    shot.parent.mkdir(parents=True, exist_ok=True)
-    profile = index.parent.parent / "chromium-profile"
-    result = subprocess.run(
-        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0", "--window-size=1280,2400",
-         f"--screenshot={shot}", index.as_uri()],
-        capture_output=True, text=True, timeout=120)
-    assert shot.is_file() and shot.stat().st_size > 10_000, result.stderr[-2000:]
-    console = [line for line in result.stderr.splitlines() if "CONSOLE" in line or "Uncaught" in line]
-    assert not console, console
-
-
-def test_the_summary_is_plain_text_without_links_relative_to_the_notebook():
-    nb = {"cells": [{"cell_type": "markdown", "source": ["# Study 9: X\n", "\n",
-                                                          "Reproduces *A paper* (see [refs](../REFERENCES.md)) `code`."]}]}
-    assert site._title_and_summary(nb) == ("Study 9: X", "Reproduces A paper (see refs) code.")
-
-
-def test_a_studys_runs_on_other_data_are_shown_with_their_verdicts(tmp_path):
-    """figures/<study>/<variant>/claims.csv (e.g. kdl_jdk, the paper's own file) gets a section and a
-    dashboard cell of its own."""
+def test_a_studys_runs_on_other_data_are_counted_on_the_dashboard(tmp_path):
+    """figures/<study>/<variant>/claims.csv (e.g. kdl_jdk, the paper's own file) gets a dashboard cell."""
     notebook = site.paths.NOTEBOOKS / "03_over_under_specification.ipynb"
     folder = tmp_path / notebook.stem / "kdl_jdk"
     folder.mkdir(parents=True)
     pd.DataFrame({"claim": ["c"], "statement": ["a claim"], "verdict": ["does not hold"],
                   "evidence": ["on the paper's data"]}).to_csv(folder / "claims.csv", index=False)
-    index = site.build(tmp_path / "report", notebooks={"over_under_specification": notebook}, figures_root=tmp_path)
-    text = index.read_text()
-    assert "On other data: <code>kdl_jdk</code>" in text and "kdl_jdk: 0 holds, 1 does not hold" in text
+    pages = [site.study_page("over_under_specification", notebook, tmp_path)]
+    assert "| `kdl_jdk`: 1 does not hold |" in book.dashboard(pages)
+
+
+def test_pages_load_in_headless_chromium_without_console_errors_and_figures_are_readable(index, request):
+    shots = Path(request.config.rootpath) / "runs" / "test-output"
+    profile = index.parent.parent / "chromium-profile"
+    for page, name in ((index, "report-front-page.png"), (index.parent / "studies" / "01_asia_mag_nced.html",
+                                                           "report-study-1.png")):
+        result = browser.screenshot(page, shots / name, profile)
+        assert (shots / name).stat().st_size > 10_000, result.stderr[-2000:]
+        errors = [line for line in result.stderr.splitlines()
+                  if re.search(r"Uncaught|Error|Failed to load|net::ERR_", line)]  # the theme's notes are no errors
+        assert not errors, errors
+    widths = browser.image_widths(index, profile)
+    assert len(widths) >= 4 and min(widths) >= 600, widths  # key figures at the page's width, not thumbnails

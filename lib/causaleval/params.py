@@ -257,8 +257,10 @@ def check(study: str, values: Mapping[str, Any]) -> None:
     specs = schema(study)
     for name, value in values.items():
         if name not in specs:
-            raise ParameterError(f"study {study_name(study)}: unknown parameter {name!r}; "
-                                 f"declared: {', '.join(specs)}")
+            close = difflib.get_close_matches(name, list(specs), n=1)
+            guess = f"; did you mean {close[0]!r}?" if close else ""
+            raise ParameterError(f"study {study_name(study)}: unknown parameter {name!r}{guess} "
+                                 f"(declared: {', '.join(specs)})")
         problem = _problem(specs[name], specs[name].type, value, name)
         if problem:
             where, found, expected = problem

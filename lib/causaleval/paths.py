@@ -1,6 +1,8 @@
 """Where the kit reads and writes, resolved from one place.
 
-``CAUSALEVAL_RUNS`` moves ``runs/``. Study notebooks are found in the kit's ``notebooks/`` and in a user's own study folders
+Runs, caches and the report go to ``runs/`` of the folder the command is run from (the kit's
+own ``runs/`` when that folder lies inside the kit's clone; :func:`default_runs`);
+``CAUSALEVAL_RUNS`` names another folder. Study notebooks are found in the kit's ``notebooks/`` and in a user's own study folders
 (:func:`study_dirs`: each folder of ``CAUSALEVAL_STUDIES``, then ``./studies`` of the working
 directory), so a user's study never lives inside the kit. ``CAUSALEVAL_FIGURES`` overrides the
 root that the tables and figures of the kit's runs at the notebooks' defaults go to (``figures/``; the test suite points it at a temporary folder
@@ -18,7 +20,17 @@ KIT = ROOT / "lib" / "causaleval"
 NOTEBOOKS = ROOT / "notebooks"
 DATA = ROOT / "data"
 PAPER_VALUES = DATA / "paper_values"
-RUNS = Path(os.environ.get("CAUSALEVAL_RUNS", ROOT / "runs"))  # run folders, the report, caches
+
+
+def default_runs(cwd: Path | None = None) -> Path:
+    """``runs/`` of the working directory, or the kit's ``runs/`` when the working directory lies
+    inside the kit's clone (so a user's work stays with the user and the kit's with the kit)."""
+    here = (cwd or Path.cwd()).resolve()
+    inside = here == ROOT or ROOT in here.parents
+    return ROOT / "runs" if inside else here / "runs"
+
+
+RUNS = Path(os.environ.get("CAUSALEVAL_RUNS") or default_runs()).resolve()  # run folders, the report, caches
 
 
 def cache_root() -> Path:
@@ -88,8 +100,19 @@ def study_notebook(study: str) -> Path | None:
     return None
 
 
+def shown(path: Path | str) -> str:
+    """A path as the user can type it from where they stand: relative to the working directory
+    when it lies inside it, else absolute (for every path printed to the user)."""
+    full = Path(path).resolve()
+    try:
+        return str(full.relative_to(Path.cwd().resolve())) or "."
+    except ValueError:
+        return str(full)
+
+
 def display(path: Path) -> str:
-    """A path relative to the project root when it lies inside it (for printing)."""
+    """A path relative to the project root when it lies inside it, else its name (recorded in
+    notebooks and provenance, so they name no folder of the machine; :func:`shown` is for printing)."""
     try:
         return str(Path(path).resolve().relative_to(ROOT))
     except ValueError:

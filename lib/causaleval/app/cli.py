@@ -3,21 +3,26 @@
 * ``list``: the studies (``notebooks/NN_name.ipynb`` is study ``name``; a user's own studies
   are found in ``CAUSALEVAL_STUDIES`` and ``./studies``), their parameters, declared types
   (``NN_name.params.yaml``) and defaults.
-* ``run STUDY [-p NAME VALUE ...] [--params-file YAML] [--tag TAG] [--force] [--verbose]``: check the values
-  against the study's schema and its ``check_params`` (before any kernel starts), then
-  execute the notebook into ``runs/<study>/<tag>/`` (the executed notebook, an HTML export
-  and ``parameters.yaml``, the resolved parameters). The tag defaults to ``default``
-  without overrides and to the overrides' hash with them. At the defaults the run's tables
-  and figures replace ``figures/<study>/`` (``$CAUSALEVAL_FIGURES/<study>/``); with
-  overrides they go to ``runs/<study>/<tag>/figures/`` unless ``-p output_dir DIR`` says
-  otherwise. ``--inplace`` executes the committed notebook itself (defaults only).
-* ``reproduce [--inplace]``: run every study at its defaults, replacing ``runs/<study>/default/``.
+* ``run STUDY [-p NAME VALUE ...] [--params-file YAML] [--tag TAG] [--force] [--quiet] [--verbose]``: check
+  the values against the study's schema and its ``check_params`` (before any kernel starts), then
+  execute the notebook into ``runs/<study>/<tag>/`` (the executed notebook, an HTML export,
+  ``parameters.yaml``, the resolved parameters, and ``figures/``, the run's tables and figures,
+  unless ``-p output_dir DIR`` says otherwise), printing its progress
+  (:mod:`causaleval.app.progress`). The tag defaults to ``default`` without overrides and to the
+  overrides' hash with them. ``--inplace`` executes the committed notebook itself (defaults only)
+  and, as ``reproduce``, replaces ``figures/<study>/`` (``$CAUSALEVAL_FIGURES/<study>/``).
+  ``runs/`` is that of the working directory (:func:`causaleval.paths.default_runs`).
+* ``reproduce [--inplace]``: run every study at its defaults, replacing ``runs/<study>/default/``
+  and ``figures/<study>/``.
+* ``test [PATH]``: a user's studies tested as ``make test`` tests the kit's (:mod:`causaleval.app.usertest`).
+* ``lab [--port N]``: JupyterLab on the kit's notebooks and the user's studies (:mod:`causaleval.app.lab`).
 * ``check-figures [--strict]``: list the outputs under ``figures/`` that differ from git HEAD's,
   changed decisions apart from last-digit differences of numbers.
 * ``new NAME --paper "Author et al. 2026" [--dir DIR] [--title T] [--no-run]``: start a study of
   one's own in ``DIR`` (default ``./studies``) from the kit's template
   (:mod:`causaleval.app.scaffold`) and execute its notebook in place.
-* ``report``: the static HTML site of every study, ``runs/report/index.html`` (:mod:`causaleval.app.site`).
+* ``report [--out DIR] [--open]``: the notebook site of every study and run, ``runs/report/index.html``
+  (:mod:`causaleval.app.book`, Sphinx with myst-nb).
 * ``collect sqlite|postgres --subjects N --trials T --out DIR``: run (or resume) a
   factorial experiment on a real query engine (:mod:`causaleval.collect`).
 
@@ -141,11 +146,15 @@ def check_study(name: str, overrides: Mapping[str, Any]) -> None:
 
 
 def run_study(name: str, overrides: dict[str, Any], tag: str | None = None, inplace: bool = False,
-              force: bool = False) -> Path:
+              force: bool = False, quiet: bool = False, publish: bool = False) -> Path:
     """Execute one study with papermill and return the executed notebook's path (see the
-    module docstring for the folders). Raises :class:`RunFailed` when a cell fails."""
+    module docstring for the folders). ``publish`` (``reproduce``, ``--inplace``) lets a run at the
+    defaults replace the study's ``figures/``; otherwise its tables stay in its run folder. Progress
+    goes to stderr unless ``quiet`` (:mod:`causaleval.app.progress`). Raises :class:`RunFailed`
+    when a cell fails."""
     import papermill
 
+    from causaleval.app import progress as run_progress
     from causaleval.app.kernel import NAME as KERNEL, ensure_kernelspec
 
     notebook = study_notebook(name)
@@ -168,13 +177,15 @@ def run_study(name: str, overrides: dict[str, Any], tag: str | None = None, inpl
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     injected = dict(overrides)
-    env = {}
+    env = {"CAUSALEVAL_RUNS": str(paths.RUNS)}  # the kernel caches where this command keeps its runs
+    publish = publish or inplace
     if overrides and not overrides.get("output_dir"):  # None or "" too: the run folder, never a shared one
         injected["output_dir"] = str(work / "figures")
     destination = paths.study_figures(notebook)  # where a run at the defaults writes, once it succeeded
     if not overrides:
         env["CAUSALEVAL_FIGURES"] = str(work / _DEFAULT_FIGURES)
-        figures = destination.parent  # figures/, or a user's study's own figures folder
+        # figures/ (or a user's study's own figures folder) when published, else the run's own folder
+        figures = destination.parent if publish else final / "figures"
     elif overrides.get("output_dir"):  # a folder of one's choice (figures/... in reproduce) is staged too
         figures = _output_folder(notebook, overrides["output_dir"])
         env["CAUSALEVAL_STAGED_OUTPUT"] = f"{figures}{os.pathsep}{work / _STAGED_OUTPUT}"
@@ -186,18 +197,21 @@ def run_study(name: str, overrides: dict[str, Any], tag: str | None = None, inpl
     resolved = json.loads(json.dumps({**params.defaults(notebook), **injected}, default=str))  # plain YAML types
     (work / "parameters.yaml").write_text(yaml.safe_dump(_moved(resolved, work, final), sort_keys=True))
     output = work / notebook.name
-    print(f"running {paths.display(notebook)} -> {_show(notebook if inplace else final / notebook.name)}",
+    print(f"running {_show(notebook)} -> {_show(notebook if inplace else final / notebook.name)}",
           file=sys.stderr)
     stop: dict[str, Any] = {}
     try:
-        with _environ(env), _stopping(stop), tempfile.TemporaryDirectory(prefix="causaleval-kernel-") as sockets:
+        with tempfile.TemporaryDirectory(prefix="causaleval-kernel-") as sockets, \
+                run_progress.RunProgress(name, Path(sockets) / "progress.jsonl", quiet) as shown, \
+                _environ({**env, **shown.environ()}), _stopping(stop):
             # Unix sockets in a private folder: no TCP port, no other user can reach the kernel
             ensure_kernelspec()  # the kit's kernel: the numerical environment fixed before numpy
             km = stop["km"] = _guarded_kernel_manager(KERNEL, ip=os.path.join(sockets, "kernel"))
             try:
                 papermill.execute_notebook(
                     str(notebook), str(output), parameters=injected, cwd=str(notebook.parent),
-                    kernel_name=KERNEL, progress_bar=sys.stderr.isatty(), km=km,
+                    kernel_name=KERNEL, progress_bar=False, km=km, engine_name=run_progress.register(),
+                    progress=shown,
                 )
             finally:  # papermill leaves a kernel it was given running; then the watchdog has nothing to do
                 if km.has_kernel:
@@ -214,10 +228,15 @@ def run_study(name: str, overrides: dict[str, Any], tag: str | None = None, inpl
     if not inplace:
         _export_html(output)
     if not overrides:
-        for made in sorted((work / _DEFAULT_FIGURES).glob("*")):
-            _publish(made, destination.parent / made.name)
+        made = sorted((work / _DEFAULT_FIGURES).glob("*"), key=lambda p: p.name != notebook.stem)  # its own first
+        for folder_made in made:
+            if publish:
+                _publish(folder_made, destination.parent / folder_made.name)
+            else:  # a run of one's own at the defaults keeps its tables in its run folder, as any run
+                inside = work / "figures"
+                _replace_dir(folder_made, inside if folder_made.name == notebook.stem else inside / folder_made.name)
         shutil.rmtree(work / _DEFAULT_FIGURES, ignore_errors=True)
-        figures = destination
+        figures = destination if publish else final / "figures"
     elif (work / _STAGED_OUTPUT).exists():
         _publish(work / _STAGED_OUTPUT, figures)
     shutil.rmtree(folder / f"{tag}.failed", ignore_errors=True)
@@ -431,11 +450,8 @@ def _environ(values: dict[str, str]) -> Iterator[None]:
 
 
 def _show(path: Path) -> str:
-    """A path relative to the project root when inside it, else in full."""
-    try:
-        return str(Path(path).resolve().relative_to(paths.ROOT))
-    except ValueError:
-        return str(path)
+    """A path as the user can type it from where they stand (:func:`causaleval.paths.shown`)."""
+    return paths.shown(path)
 
 
 def check_figures(strict: bool) -> int:
@@ -508,34 +524,77 @@ def _list() -> None:
             print(f"    {pname}: {kind} = {info['default']}  {info.get('help', '')}")
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="causaleval", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("list", help="list the studies and their parameters")
-    run = sub.add_parser("run", help="run one study notebook")
+def _parser() -> argparse.ArgumentParser:
+    """The command line: every subcommand with a description (``causaleval SUBCOMMAND --help``)."""
+    parser = argparse.ArgumentParser(
+        prog="causaleval", description=__doc__.splitlines()[0],
+        epilog="Runs, caches and the report go to ./runs of the folder you run in (the kit's runs/ inside "
+               "the kit's clone); CAUSALEVAL_RUNS names another folder. `causaleval SUBCOMMAND --help` "
+               "describes each subcommand.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="SUBCOMMAND")
+
+    def command(name: str, summary: str, description: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=summary, description=f"{summary}. {description}")
+
+    command("list", "list the studies and their parameters",
+            "Each study (the kit's notebooks/, ./studies, CAUSALEVAL_STUDIES) with its notebook, and each "
+            "parameter with its declared type, default and comment.")
+    run = command("run", "run one study notebook",
+                  "Checks the values against the study's schema before any kernel starts, then executes the "
+                  "notebook with papermill into runs/<study>/<tag>/ (the executed notebook, its HTML, "
+                  "parameters.yaml and figures/ with the run's tables and figures). The progress of the cells "
+                  "and trials goes to stderr.")
     run.add_argument("study", help="the study's name (see `list`), e.g. asia_mag_nced")
     run.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                      help="set one parameter of the notebook's parameters cell; VALUE is YAML "
                           "(-p n_graphs 5, -p latent '[smoke]'); repeat for more")
     run.add_argument("--params-file", type=Path, metavar="YAML",
                      help="a YAML mapping of parameters (e.g. notebooks/params/06.paper.yaml); -p values win")
-    run.add_argument("--tag", help="name of the run folder under runs/<study>/")
+    run.add_argument("--tag", help="name of the run folder under runs/<study>/ (default: 'default', or the "
+                                   "parameters' hash)")
     run.add_argument("--force", action="store_true", help="replace an earlier run of the same tag")
-    run.add_argument("--inplace", action="store_true", help="execute the committed notebook itself")
+    run.add_argument("--inplace", action="store_true",
+                     help="execute the committed notebook itself at its defaults (rewrites its figures/)")
+    run.add_argument("--quiet", action="store_true", help="print no progress, only the result")
     run.add_argument("--verbose", action="store_true", help="print the traceback of a failure")
-    rep = sub.add_parser("reproduce", help="run every study at its defaults")
+    rep = command("reproduce", "run every study at its defaults",
+                  "Every study notebook of the kit, at its defaults, replacing runs/<study>/default/ and the "
+                  "kit's figures/ (the only command that changes figures/), then the runs on the papers' own "
+                  "files when present.")
     rep.add_argument("--inplace", action="store_true", help="execute the committed notebooks themselves")
+    rep.add_argument("--quiet", action="store_true", help="print no progress, only the results")
     rep.add_argument("--verbose", action="store_true", help="print the traceback of a failure")
-    new = sub.add_parser("new", help="start a new study from the kit's template")
+    new = command("new", "start a new study from the kit's template",
+                  "Writes a notebook, its parameter schema, its pipeline module, a placeholder for the paper's "
+                  "values and a test into DIR (default ./studies), then executes the notebook in place.")
     new.add_argument("name", help="the study's name: lowercase letters, digits and _")
     new.add_argument("--paper", required=True, help='short citation of the paper, e.g. "Author et al. 2026"')
     new.add_argument("--title", help="the notebook's title (default: from the name)")
     new.add_argument("--no-run", action="store_true", help="write the files without executing the notebook")
     new.add_argument("--dir", type=Path, help="the folder of your studies (default ./studies); never inside the kit")
-    sub.add_parser("report", help="build the HTML site of every study under runs/report/")
-    chk = sub.add_parser("check-figures", help="list outputs in figures/ that differ from git HEAD's")
+    new.add_argument("--quiet", action="store_true", help="print no progress while the notebook runs")
+    tst = command("test", "test your studies as `make test` tests the kit's",
+                  "pytest over PATH: its test_*.py and nbval (lax mode, the kit's output masks) of its "
+                  "notebooks; tables and figures go to a temporary folder, never over the study's figures/.")
+    tst.add_argument("path", nargs="?", type=Path, help="the folder of your studies (default ./studies)")
+    tst.add_argument("--jobs", type=int, default=1, help="pytest-xdist workers (make test uses 2; default 1)")
+    out = command("report", "build the report, a notebook site of every study and run",
+                  "A Sphinx + myst-nb site of every study (the kit's and yours) and every run under runs/: a "
+                  "dashboard of verdict counts and key figures, a page per executed notebook, navigation and "
+                  "search; built from the stored notebooks without running them.")
+    out.add_argument("--out", type=Path, help="the report's folder (default runs/report of the runs folder)")
+    out.add_argument("--open", action="store_true", help="open the front page in a web browser")
+    lab = command("lab", "JupyterLab on the kit's notebooks and your studies",
+                  "Serves kit/ (the kit's notebooks) and studies/ (./studies, CAUSALEVAL_STUDIES) on 127.0.0.1 "
+                  "with a random token, in the kit's kernel; prints the URL once the server answers.")
+    lab.add_argument("--port", type=int, default=8888, help="port on 127.0.0.1 (default 8888)")
+    chk = command("check-figures", "list outputs in figures/ that differ from git HEAD's",
+                  "Changed decisions (a verdict, count, graph, printed cell or figure) apart from numbers that "
+                  "differ only in the last digits.")
     chk.add_argument("--strict", action="store_true", help="exit 1 when any output differs")
-    col = sub.add_parser("collect", help="collect a software-system domain (resumes when interrupted)")
+    col = command("collect", "collect a software-system domain (resumes when interrupted)",
+                  "A factorial experiment on a real query engine: every subject under every treatment "
+                  "combination, appended to its log as it runs.")
     col.add_argument("domain", choices=["sqlite", "postgres"])
     col.add_argument("--subjects", type=int, default=50, help="number of queries (subjects)")
     col.add_argument("--trials", type=int, default=1, help="repetitions of the full design")
@@ -543,6 +602,11 @@ def main(argv: list[str] | None = None) -> int:
     col.add_argument("--seed", type=int, default=0, help="fixes the database and the workload")
     col.add_argument("--scale", type=float, default=1.0, help="database size (1: 40,000 posts)")
     col.add_argument("--timeout", type=float, help="seconds before a run counts as timed out")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
     args = parser.parse_args(argv)
     os.environ["CAUSALEVAL_CALLER_CWD"] = os.getcwd()  # relative file parameters are the caller's
     try:
@@ -552,14 +616,16 @@ def main(argv: list[str] | None = None) -> int:
             given = {name for name, _ in args.parameter}
             pairs = [(name, value) for name, value in (_params_file(args.params_file) if args.params_file else [])
                      if name not in given] + args.parameter
-            overrides = parse_overrides(study_notebook(args.study), pairs)
-            run_study(args.study, overrides, args.tag, args.inplace, args.force)
+            overrides = _with_file_named(lambda: parse_overrides(study_notebook(args.study), pairs),
+                                         args.params_file, given)
+            run_study(args.study, overrides, args.tag, args.inplace, args.force, quiet=args.quiet)
         elif args.command == "reproduce":
             failed = []
             runs = [(name, {}, None) for name in studies()] + _paper_data_runs()
             for name, overrides, tag in runs:
                 try:
-                    run_study(name, overrides, tag, inplace=args.inplace and not overrides, force=True)
+                    run_study(name, overrides, tag, inplace=args.inplace and not overrides, force=True,
+                              quiet=args.quiet, publish=True)
                 except RunFailed as err:
                     _print_failure(err, args.verbose)
                     if err.interrupted:
@@ -576,13 +642,19 @@ def main(argv: list[str] | None = None) -> int:
 
             made = new_study(args.name, args.paper, args.title, args.dir)
             for role, path in made.items():
-                print(f"{role}: {paths.display(path)}", file=sys.stderr)
+                print(f"{role}: {_show(path)}", file=sys.stderr)
             if not args.no_run:
-                run_study(args.name, {}, inplace=True)
-        elif args.command == "report":
-            from causaleval.app.site import build
+                run_study(args.name, {}, inplace=True, quiet=args.quiet)
+        elif args.command == "test":
+            from causaleval.app.usertest import run_tests
 
-            print(f"report: {paths.display(build())}", file=sys.stderr)
+            return run_tests(args.path, args.jobs)
+        elif args.command == "report":
+            return _report(args.out, args.open)
+        elif args.command == "lab":
+            from causaleval.app.lab import check_port, serve
+
+            return serve(check_port(args.port))
         else:
             from causaleval.collect import collect_domain
 
@@ -591,7 +663,7 @@ def main(argv: list[str] | None = None) -> int:
                 collect_domain(args.domain, subjects=args.subjects, trials=args.trials, out=out,
                                seed=args.seed, scale=args.scale, timeout_s=args.timeout)
             except KeyboardInterrupt:
-                print(f"causaleval: collection interrupted; the finished runs are in {out}; "
+                print(f"causaleval: collection interrupted; the finished runs are in {_show(Path(out))}; "
                       "rerun the same command to resume", file=sys.stderr)
                 return 130
     except RunFailed as err:
@@ -600,6 +672,34 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, RuntimeError, FileNotFoundError) as err:
         print(f"causaleval: {err}", file=sys.stderr)
         return 2
+    return 0
+
+
+def _with_file_named(parse: Any, params_file: Path | None, given: set[str]) -> dict[str, Any]:
+    """``parse()``, a refusal of a parameter that came from ``--params-file`` naming the file."""
+    try:
+        return parse()
+    except params.ParameterError as err:
+        named = re.findall(r"parameter '?(\w+)", str(err))
+        if params_file is not None and named and named[0] not in given:
+            raise params.ParameterError(f"--params-file {_show(params_file)}: {err}") from None
+        raise
+
+
+def _report(out: Path | None, open_browser: bool) -> int:
+    """Build the report into ``out`` (default ``runs/report``), print its front page, open it if asked.
+    An ``out`` that holds files but no earlier report is refused (the build replaces the folder)."""
+    from causaleval.app.book import build
+
+    if out is not None and out.is_dir() and any(out.iterdir()) and not (out / "index.html").exists():
+        raise ValueError(f"report --out {_show(out)}: the folder holds files but no earlier report; "
+                         "the build replaces the folder, so name an empty or new one")
+    index = build(out.resolve() if out is not None else None)
+    print(f"report: {_show(index)}", file=sys.stderr)
+    if open_browser:
+        import webbrowser
+
+        webbrowser.open(index.resolve().as_uri())
     return 0
 
 

@@ -20,6 +20,9 @@ Built in (Rehak et al. 2024, Sec. 3.4, used Fisher-Z for the tests and BIC for t
   CPDAGs, faster) -> CPDAG; ``ges_causallearn``: causal-learn's own GES, for comparison
 * ``mmhc``: Max-Min Hill-Climbing (:mod:`causaleval.learn.mmhc`; MMPC skeleton with
   ``chi_square`` or ``g_test``, then pgmpy's BDeu hill climbing inside it) -> DAG
+* adapters to causal-learn's and pgmpy's other learners (:mod:`causaleval.learn.adapters`):
+  ``pc_pgmpy``, ``ges_pgmpy``, ``exact_astar``, ``exact_dp``, ``grasp``, ``boss``, ``ica_lingam``,
+  ``direct_lingam``
 
 ``ci_test`` is one of ``fisher_z`` (the paper's), ``chi_square`` or ``g_test`` (the
 natural tests for discrete data); the score-based ``hc`` ignores it and ``alpha``.
@@ -360,3 +363,7 @@ def mmhc(data: pd.DataFrame, *, ci_test: str, alpha: float, seed: int) -> Causal
     if ci_test not in ("chi_square", "g_test"):
         raise ValueError(f"mmhc tests discrete data with chi_square or g_test, not {ci_test!r}")
     return fast_mmhc(data, alpha=alpha, test=ci_test)
+
+
+# the adapters to causal-learn's and pgmpy's other learners register themselves on import
+from causaleval.learn import adapters  # noqa: E402,F401  (after register_learner, which they use)
