@@ -48,7 +48,7 @@ def reference() -> dict:
 @needs_pin
 def test_other_kernels_in_the_environment_give_the_same_numbers(reference):
     pinned = {"blas": ["Haswell"], "numba": "haswell", "threads": [1],
-              "xla": "--xla_cpu_max_isa=AVX2 --xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"}
+              "xla": numenv.pinned_xla_flags("")}
     assert reference["main"] == pinned and reference["workers"] == [pinned, pinned] and reference["dask"] == [pinned]
     for name, env in FOREIGN.items():
         flags = ("--jax", "--dask") if name == "sandybridge" else ()
@@ -87,8 +87,7 @@ def test_the_kits_kernel_fixes_the_environment_before_the_first_cell():
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
-    assert "".join(lines).strip() == ("['Haswell'] --xla_cpu_max_isa=AVX2 --xla_cpu_multi_thread_eigen=false "
-                                      "intra_op_parallelism_threads=1")
+    assert "".join(lines).strip() == f"['Haswell'] {numenv.pinned_xla_flags('')}"
 
 
 def test_a_late_import_is_said_in_one_line():
@@ -116,8 +115,9 @@ def test_an_uncovered_processor_is_said_once_per_command():
 
 def test_xla_flags_of_the_user_are_kept_and_the_kits_replace_theirs():
     flags = "--xla_dump_to=/tmp/x --xla_cpu_max_isa=AVX512 intra_op_parallelism_threads=8"
-    assert numenv.pinned_xla_flags(flags) == ("--xla_dump_to=/tmp/x --xla_cpu_max_isa=AVX2 "
-                                              "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
+    assert numenv.pinned_xla_flags(flags) == (
+        "--xla_dump_to=/tmp/x --xla_cpu_max_isa=AVX2 --xla_cpu_enable_platform_dependent_math=false "
+        "--xla_cpu_prefer_vector_width=256 --xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
     assert "max_isa" not in numenv.pinned_xla_flags(flags, cap_isa=False)
 
 

@@ -12,9 +12,11 @@ kernel, papermill, nbval, joblib and Dask workers inherit it):
   AVX2 and FMA runs, and which made the committed outputs;
 * one thread for OpenBLAS, OpenMP and MKL (``*_NUM_THREADS=1``): a reduction split over threads
   sums in another order; the kit's trials already run in parallel processes;
-* XLA capped at AVX2 with one Eigen thread (``--xla_cpu_max_isa=AVX2
-  --xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1`` added to a user's own
-  ``XLA_FLAGS``, replacing any of these three the user set);
+* XLA capped at AVX2, with its own portable approximations of exp, log, tanh and the like instead
+  of the processor's (``--xla_cpu_enable_platform_dependent_math=false``: measured, BCD Nets'
+  samples on one processor change with it), 256-bit vectors
+  and one Eigen thread (:data:`XLA`, added to a user's own ``XLA_FLAGS``, replacing any of these the
+  user set);
 * numba compiling for the ``haswell`` target with that target's own features
   (``NUMBA_CPU_NAME=haswell``, ``NUMBA_CPU_FEATURES`` empty).
 
@@ -48,7 +50,9 @@ VARIABLES = {
     "NUMBA_CPU_FEATURES": "",
 }
 #: the XLA flags the kit sets, by name (a user's value of any of them is replaced)
-XLA = {"--xla_cpu_max_isa": "AVX2", "--xla_cpu_multi_thread_eigen": "false", "intra_op_parallelism_threads": "1"}
+XLA = {"--xla_cpu_max_isa": "AVX2", "--xla_cpu_enable_platform_dependent_math": "false",
+       "--xla_cpu_prefer_vector_width": "256", "--xla_cpu_multi_thread_eigen": "false",
+       "intra_op_parallelism_threads": "1"}
 #: the processor features the pinned kernels need (``/proc/cpuinfo`` names)
 NEEDED = ("avx", "avx2", "fma", "bmi1", "bmi2", "movbe", "f16c", "popcnt")
 SWITCH = "CAUSALEVAL_NUMERICS"
