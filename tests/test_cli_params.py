@@ -293,11 +293,11 @@ def test_outputs_made_before_their_commit_name_it_in_a_fresh_clone(repo, tmp_pat
         monkeypatch.setattr(paths, name, value)
     recorded = json.loads((clone / "figures" / "t.provenance.json").read_text())
     assert report.code_matches(recorded["code"], "01_s") and report.head() == new_head
-    from causaleval.app import site
+    from causaleval.app import book
 
-    assert site._commit(recorded["code"], "01_s").startswith(f"commit {new_head} ")
+    assert book._commit(recorded["code"], "01_s").startswith(f"commit {new_head} ")
     (clone / "lib" / "causaleval" / "a.py").write_text("A = 3\n")
-    assert site._commit(recorded["code"], "01_s").startswith("started from commit ")
+    assert book._commit(recorded["code"], "01_s").startswith("started from commit ")
 
 
 def _png(color, compress):

@@ -118,7 +118,8 @@ def test_depends_on_reading_only_when_decided_readings_go_both_ways():
     both = S.with_readings(_claims(), _grid([verdicts.HOLDS, verdicts.DOES_NOT_HOLD, verdicts.UNDECIDED]),
                            BASE, "d", n_samples=5)
     assert both.loc["ratio_d", "verdict"] == verdicts.DEPENDS_ON_READING
-    assert "1 hold, 1 do not hold, 1 undecided" in both.loc["ratio_d", "evidence"]
+    assert (f"{verdicts.HOLDS} 1, {verdicts.DOES_NOT_HOLD} 1, {verdicts.UNDECIDED} 1"
+            in both.loc["ratio_d", "evidence"])
     assert "ranges 1.00-3.00" in both.loc["ratio_d", "evidence"]
     one_way = S.with_readings(_claims(), _grid([verdicts.HOLDS, verdicts.UNDECIDED]), BASE, "d", n_samples=5)
     assert one_way.loc["ratio_d", "verdict"] == verdicts.HOLDS  # the stated protocol's verdict stands

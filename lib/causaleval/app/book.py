@@ -81,13 +81,13 @@ def _commit(code: dict[str, Any], study: str) -> str:
     from and the files it had changed."""
     if report.code_matches(code, study):
         head = report.head()
-        return f"commit `{head}` (its code hashes as the stamp records)" if head else "this checkout's code (no git)"
+        return f"commit {head} (its code hashes as the stamp records)" if head else "this checkout's code (no git)"
     start, dirty = code.get("commit"), code.get("dirty")
     if not start:
         return "commit unknown (run outside git); code differs from this checkout"
     changes = f" with {len(dirty)} changed file(s): {', '.join(dirty)}" if dirty else (
         "" if dirty is not None else " (changes not recorded)")
-    return f"started from commit `{start}`{changes}; code differs from this checkout"
+    return f"started from commit {start}{changes}; code differs from this checkout"
 
 
 def _cell(text: object) -> str:

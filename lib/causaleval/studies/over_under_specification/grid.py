@@ -214,8 +214,8 @@ def grid_summary(grid: pd.DataFrame, base: Mapping[str, Any]) -> dict[str, Any]:
     both, _ = verdicts.by_reading(decided) if decided else (None, "")
     return {"protocol": row, "readings": len(grid), "low": float(finite.min()), "high": float(finite.max()),
             "inside": int(((grid["ratio mean"] >= ratio_bounds()[0]) & (grid["ratio mean"] <= ratio_bounds()[1])).sum()),
-            "holds": int(counts.get(verdicts.HOLDS, 0)), "does not hold": int(counts.get(verdicts.DOES_NOT_HOLD, 0)),
-            "undecided": int(counts.get(verdicts.UNDECIDED, 0)), "both": both == verdicts.DEPENDS_ON_READING}
+            "by verdict": {v: int(counts.get(v, 0)) for v in (verdicts.HOLDS, verdicts.DOES_NOT_HOLD, verdicts.UNDECIDED)},
+            "both": both == verdicts.DEPENDS_ON_READING}
 
 
 def with_readings(claims: pd.DataFrame, grid: pd.DataFrame, base: Mapping[str, Any], domain: str,
@@ -233,8 +233,8 @@ def with_readings(claims: pd.DataFrame, grid: pd.DataFrame, base: Mapping[str, A
             f"stated protocol the ratio is {p['ratio mean']:.2f} "
             f"[{p['ratio low']:.2f}, {p['ratio high']:.2f}] ({p['ratio in 2-5']}); over the grid the mean ratio "
             f"ranges {s['low']:.2f}-{s['high']:.2f}, {s['inside']} of {s['readings']} "
-            f"({s['inside'] / s['readings']:.0%}) inside {low:g}-{high:g}; by interval {s['holds']} hold, "
-            f"{s['does not hold']} do not hold, {s['undecided']} undecided")
+            f"({s['inside'] / s['readings']:.0%}) inside {low:g}-{high:g}; readings by their interval: "
+            + ", ".join(f"{v} {n}" for v, n in s["by verdict"].items()))
     out = claims.copy()
     out.loc[claim_id, "evidence"] = f"{out.loc[claim_id, 'evidence']}{text}"
     if s["both"]:
@@ -261,13 +261,13 @@ def plot_grid(grid: pd.DataFrame, base: Mapping[str, Any]) -> plt.Figure:
     stated range shaded and the stated protocol marked."""
     low, high = ratio_bounds()
     chosen = protocol(base)
-    fig, axes = plt.subplots(1, len(REFERENCES), figsize=(4.2 * len(REFERENCES), 3.4), sharey=True)
+    fig, axes = plt.subplots(1, len(REFERENCES), figsize=(4.5 * len(REFERENCES), 3.5), sharey=True)
     for ax, reference in zip(axes, REFERENCES):
         part = grid[grid["reference"] == reference].sort_values("ratio mean", kind="stable").reset_index(drop=True)
         finite = np.isfinite(part["ratio mean"])
         x = np.arange(len(part))[finite]
-        ax.axhspan(low, high, color="tab:green", alpha=0.15, label=f"stated {low:g}-{high:g}x")
-        ax.vlines(x, part["ratio low"][finite], part["ratio high"][finite], color="0.7", lw=0.4)
+        ax.axhspan(low, high, color="tab:green", alpha=0.2, label=f"stated {low:g}-{high:g}x")
+        ax.vlines(x, part["ratio low"][finite], part["ratio high"][finite], color="0.7", lw=0.5)
         ax.plot(x, part["ratio mean"][finite], ".", ms=1.5, color="tab:blue", label="reading (mean, interval)")
         mine = np.logical_and.reduce([part[k] == v for k, v in chosen.items() if k != "reference"])
         ax.plot(np.flatnonzero(mine & finite), part["ratio mean"][mine & finite], "o", color="tab:red", ms=5,

@@ -72,6 +72,6 @@ def grid_sentence(summary: dict, domain: str, n_samples: int) -> str:
             f"[{p['ratio low']:.2f}, {p['ratio high']:.2f}]: {p['ratio in 2-5']} against the stated {low:g}-{high:g}x, "
             f"with {p['cells matching']} of the paper's TVD cells reproduced. Over the grid the mean ratio ranges "
             f"{summary['low']:.2f}-{summary['high']:.2f}; {summary['inside']} of {summary['readings']} readings "
-            f"({summary['inside'] / summary['readings']:.0%}) have it inside {low:g}-{high:g}; by their intervals "
-            f"{summary['holds']} hold, {summary['does not hold']} do not hold and {summary['undecided']} are "
-            "undecided" + (f", so the claim's verdict is '{verdicts.DEPENDS_ON_READING}'." if summary["both"] else "."))
+            f"({summary['inside'] / summary['readings']:.0%}) have it inside {low:g}-{high:g}; readings by their "
+            "interval: " + ", ".join(f"{v} {n}" for v, n in summary["by verdict"].items())
+            + (f", so the claim's verdict is '{verdicts.DEPENDS_ON_READING}'." if summary["both"] else "."))
