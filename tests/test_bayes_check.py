@@ -65,6 +65,15 @@ def test_too_few_draws_leave_it_undecided():
     assert check.check_summary(table)["verdict"].iloc[0] in (verdicts.UNDECIDED, verdicts.DOES_NOT_HOLD)
 
 
+def test_a_data_set_whose_floor_cannot_tell_does_not_pass_alone():
+    rows = pd.DataFrame({"method": "m", "DAG TV": [0.05, 0.3], "floor": [0.05, 0.2], "within floor": True,
+                         "TV / floor": [1.0, 1.5]})
+    assert check.check_summary(rows)["verdict"].iloc[0] == verdicts.HOLDS
+    assert check.check_summary(rows.iloc[[1]])["verdict"].iloc[0] == verdicts.UNDECIDED
+    failing = rows.assign(**{"within floor": [True, False]})
+    assert check.check_summary(failing)["verdict"].iloc[0] == verdicts.DOES_NOT_HOLD
+
+
 def test_fewer_draws_for_one_method_get_their_own_floor(wrong):
     table = check.exact_check(["mc3", "uniform_dags"], [({"seed": 0}, chain_data(0))], n_draws=500, options=MC3,
                               draws_by_method={"uniform_dags": 50}).set_index("method")
