@@ -223,3 +223,18 @@ def test_a_saved_run_reads_back_to_the_same_tables_and_claims(tmp_path):
     pd.testing.assert_frame_equal(S.claims(run.seeds, run.distributions, run.params),
                                   S.claims(seeds, result["distributions"], p))
     assert S.is_scale_run(S.PAPER_SCALE_DIR) and not S.is_scale_run(tmp_path) and not S.is_scale_run(None)
+
+
+def test_the_exact_check_labels_the_tables():
+    p = {**TINY, "methods": ["mc3"], "mc3_burn_in": 2000, "mc3_thin": 10, "exact_nodes": [3], "exact_rows": [50],
+         "exact_seeds": 1, "exact_draws": 300, "exact_draws_by_method": {}}
+    table = S.exact_check(p)
+    assert list(table[["d", "n", "seed", "method", "draws"]].iloc[0]) == [3, 50, 0, "mc3", 300]
+    summary = S.check_summary(table)
+    layout = pd.DataFrame({"method": ["mc3", "dibs"], "WD (ours)": ["0.1", "0.2"]})
+    column = S.labelled(layout, summary)["samples the exact posterior"]
+    assert column.iloc[0].startswith(summary["verdict"].iloc[0]) and column.iloc[1] == "not checked"
+    assert (S.labelled(layout, None)["samples the exact posterior"] == "not checked").all()
+    convergence = S.mc3_convergence({**p, "mc3_burn_in": 100, "mc3_thin": 1, "n_nodes": 6})
+    assert list(convergence["data"].str[:9]) == ["synthetic", "Sachs (d ", "synthetic"]
+    assert (convergence["max edge gap"] >= 0).all() and (convergence["independent draws"] > 0).all()

@@ -13,11 +13,17 @@ Particles are not guaranteed acyclic. A cyclic particle is replaced by a uniform
 among the acyclic particles of the same run, and a warning says how many (study 6 keeps it in
 the method's counts row). A run with no acyclic particle is refused.
 
-Options (``options``): ``dibs_steps`` (SVGD steps, default 500) and ``dibs_edges_per_node`` (prior,
+Options (``options``): ``dibs_steps`` (SVGD steps, default 1000) and ``dibs_edges_per_node`` (prior,
 default 1); every other setting is ``dibs-lib``'s default (kernel, step size, annealing schedules,
 BGe prior). Emezue et al. (2023, App. B) state none of DiBS's settings; they say their baselines
-"follow Deleu et al. (2022)". The defaults here are dibs-lib's own (``MarginalDiBS.sample``'s
-``steps`` and the Erdos-Renyi prior's one edge per node); study 6 runs 200 steps at its notebook
+"follow Deleu et al. (2022)". dibs-lib 1.3.3 has no default number of steps (``MarginalDiBS.sample``
+requires ``steps``); its authors' example of marginal BGe inference (``examples/dibs_marginal.ipynb``
+of the dibs repository) runs 20 particles for 1,000 steps, the default here. Its Erdos-Renyi prior
+(``ErdosReniDAGDistribution``, and ``make_graph_model``) defaults to 2 expected edges per node, edge
+probability ``p = 2 d / (d (d - 1) / 2) = 4 / (d - 1)``, which is at least 1 for ``d <= 5`` (no valid
+prior: ``log(1 - p)`` is undefined); the default here is 1 edge per node, ``p = 2 / (d - 1)``. At
+study 6's d = 20 the study's own graphs have 40 expected edges, 2 per node: ``method_options``
+``{"dibs_edges_per_node": 2}`` gives DiBS that prior there. Study 6 runs 200 steps at its notebook
 defaults to stay within its time budget and says so in its methods table.
 """
 
@@ -33,7 +39,7 @@ import pandas as pd
 from causaleval.bayes.posteriors import integer_options, optional_modules, register_posterior, standardized
 from causaleval.graphs import _acyclic
 
-DEFAULTS: dict[str, int] = {"dibs_steps": 500, "dibs_edges_per_node": 1}
+DEFAULTS: dict[str, int] = {"dibs_steps": 1000, "dibs_edges_per_node": 1}
 
 
 @register_posterior("dibs")

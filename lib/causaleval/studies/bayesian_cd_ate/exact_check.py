@@ -1,56 +1,77 @@
-"""Study 6's check the paper does not have: every posterior method against the exact posterior.
+"""Study 6's checks the paper does not have: which method samples the exact posterior, and whether MC3 converged.
 
 At d <= 5 nodes every DAG can be enumerated, so the BGe posterior under a uniform prior is known
-exactly (:mod:`causaleval.bayes.exact`). Each method draws ``n_posterior`` DAGs from synthetic data of
-``exact_nodes`` nodes and ``exact_rows`` rows (the study's generator with ``expected_edges = d``, the
-columns standardised: on the raw columns with noise sd 0.1 the BGe prior matrix is as large as the data's
-cross-products and the posterior spreads over thousands of DAGs), per seed, and is measured by the mean
-absolute error of its edge marginals, the total variation over whole DAGs, and the Wasserstein-1 distance
-of its ATE distribution for the first ordered pair with a directed path in the true DAG. The row
-``exact i.i.d. draws`` takes as many DAGs straight from the exact posterior: the distances sampling error
-alone gives. A method that samples the posterior comes close to that floor; one that only finds modes
-does not.
+exactly (:mod:`causaleval.bayes.exact`). :func:`exact_check` draws synthetic data sets with
+``exact_nodes`` nodes and ``exact_rows`` rows at each of the first ``exact_seeds`` seeds (the study's generator with
+``expected_edges = d``, the columns standardised: on the raw columns with noise sd 0.1 the BGe prior
+matrix is as large as the data's cross-products and the posterior spreads over thousands of DAGs) and
+runs :func:`causaleval.bayes.check.exact_check` on them: one row per (data set, method), the method's
+DAG total variation to the exact posterior beside the floor that as many i.i.d. exact draws give, and
+:func:`causaleval.bayes.check.check_summary` says per method whether it samples the exact posterior
+(within twice the floor on every data set). :func:`labelled` puts that verdict beside each method's
+numbers in Tables 1-3.
+
+:func:`mc3_convergence` runs MC3 twice (seeds 0 and 1) at the study's ``mc3_burn_in`` and ``mc3_thin``
+on a d = 5 data set of the exact check, on Sachs (d = 11) and on a d = ``n_nodes`` data set of the
+smallest sample size, keeping :data:`DIAGNOSTIC_DRAWS` states, and compares the two runs' edge
+frequencies (:func:`causaleval.bayes.check.two_run_gap`).
 """
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
 
-from causaleval.bayes import exact, sample_posterior
-from causaleval.studies.bayesian_cd_ate.data import synthetic
+from causaleval.bayes import check
+from causaleval.studies.bayesian_cd_ate.data import sachs, synthetic
 from causaleval.studies.bayesian_cd_ate.paper import paper_name
+from causaleval.studies.bayesian_cd_ate.trials import POSTERIOR_OPTIONS
 
-EXACT = "exact i.i.d. draws"
-DISTANCES = ("edge MAE", "DAG TV", "ATE W1")
+DIAGNOSTIC_DRAWS = 500  # MC3 states kept per run by the two-run diagnostic
+DIAGNOSTIC_ROWS = 200  # rows of its d = 5 data set
 
 
-def exact_check(methods: Sequence[str], *, n_nodes: int, n_rows: int, seeds: Sequence[int], n_posterior: int,
-                noise_sd: float, options: Mapping[str, Any]) -> pd.DataFrame:
-    """One row per (method, seed): the three distances of the module notes (run times, which vary by
-    machine, are measured by ``benchmarks/bench_bayes_exact.py``)."""
+def _options(p: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: p[k] for k in POSTERIOR_OPTIONS} | dict(p["method_options"])
+
+
+def _standardised(data: pd.DataFrame) -> pd.DataFrame:
+    return (data - data.mean()) / data.std(ddof=0)
+
+
+def exact_check(p: Mapping[str, Any]) -> pd.DataFrame:
+    """:func:`causaleval.bayes.check.exact_check` of every method in ``p["methods"]`` on a data set per
+    (``exact_nodes``, ``exact_rows``, seed among the first ``exact_seeds`` of ``seeds``), with ``exact_draws`` draws (``exact_draws_by_method``
+    for the methods named there); methods by the paper's names."""
+    data_sets = [({"d": d, "n": n, "seed": seed}, _standardised(synthetic(seed, n, d, float(d), p["noise_sd"])[1]))
+                 for d in p["exact_nodes"] for n in p["exact_rows"] for seed in p["seeds"][:p["exact_seeds"]]]
+    table = check.exact_check(p["methods"], data_sets, n_draws=p["exact_draws"], options=_options(p),
+                              draws_by_method=p["exact_draws_by_method"])
+    return table.assign(method=table["method"].map(paper_name))
+
+
+def labelled(table: pd.DataFrame, summary: pd.DataFrame | None) -> pd.DataFrame:
+    """A table in the paper's layout (:func:`.tables.layout`) with a column saying, per method, whether
+    it samples the exact posterior (:func:`causaleval.bayes.check.check_summary`'s verdict, its DAG TV and
+    floor ranges): a method that does not is labelled so beside its numbers; ``summary`` None (the
+    check not run) or a method not in it: "not checked"."""
+    said = {} if summary is None else {
+        row["method"]: f"{row['verdict']} (DAG TV {row['DAG TV']}, floor {row['floor']})" for _, row in summary.iterrows()}
+    return table.assign(**{check.STATEMENT: [said.get(m, "not checked") for m in table["method"]]})
+
+
+def mc3_convergence(p: Mapping[str, Any]) -> pd.DataFrame:
+    """The two-run diagnostic of MC3 at the study's settings (module notes): one row per data set."""
+    d5 = _standardised(synthetic(p["seeds"][0], DIAGNOSTIC_ROWS, 5, 5.0, p["noise_sd"])[1])
+    n = min(p["sample_sizes"], default=DIAGNOSTIC_ROWS)
+    big = synthetic(p["seeds"][0], n, p["n_nodes"], p["expected_edges"], p["noise_sd"])[1]
     rows = []
-    for seed in seeds:
-        truth, data = synthetic(seed, n_rows, n_nodes, float(n_nodes), noise_sd)
-        data = (data - data.mean()) / data.std(ddof=0)
-        t, y = exact.path_pair(truth.directed_matrix())
-        for method in [EXACT, *methods]:
-            with warnings.catch_warnings(record=True) as caught:  # kept in the row, not printed
-                warnings.simplefilter("always")
-                dags = (exact.exact_draws(data, n_posterior, seed) if method == EXACT else
-                        sample_posterior(method, data, n_samples=n_posterior, seed=seed, options=options))
-            rows.append({"method": method if method == EXACT else paper_name(method), "seed": seed,
-                         "notes": "; ".join(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught)),
-                         "edge MAE": exact.edge_distance(dags, data),
-                         "DAG TV": exact.dag_tv(dags, data), "ATE W1": exact.ate_distance(dags, data, t, y)})
+    for name, data in ((f"synthetic d = 5, n = {DIAGNOSTIC_ROWS}, standardised", d5), ("Sachs (d = 11)", sachs()[1]),
+                       (f"synthetic d = {p['n_nodes']}, n = {n}", big)):
+        gap = check.two_run_gap("mc3", data, n_draws=DIAGNOSTIC_DRAWS, seeds=(0, 1), options=_options(p))
+        rows.append({"data": name, "burn-in": p["mc3_burn_in"], "thin": p["mc3_thin"], "kept states": DIAGNOSTIC_DRAWS,
+                     "max edge gap": gap["gap"], "independent draws": gap["reference"],
+                     f"within {check.FACTOR:g}x": gap["agree"]})
     return pd.DataFrame(rows)
-
-
-def exact_summary(check: pd.DataFrame) -> pd.DataFrame:
-    """Mean and standard deviation over the seeds of each distance, per method (the floor first)."""
-    stats = check.groupby("method", sort=False)[list(DISTANCES)].agg(["mean", "std"])
-    stats.columns = [f"{d} {s}" for d, s in stats.columns]
-    return stats.reset_index()
