@@ -412,7 +412,7 @@ def test_a_run_at_the_defaults_keeps_the_studys_runs_on_other_data(tmp_path):
      "parameter n_dags = 1 (int): expected int >= 2"),
     ("software_tvd", [("bins", "1")], "parameter bins = 1 (int): expected int >= 2"),
     ("over_under_specification", [("bins", "1")], "parameter bins = 1 (int): expected int >= 2"),
-    ("bayesian_cd_ate", [("sample_sizes", "[]"), ("sachs", "false"), ("exact_nodes", "0")],
+    ("bayesian_cd_ate", [("sample_sizes", "[]"), ("sachs", "false"), ("exact_nodes", "[]")],
      "sample_sizes = [] and sachs = false: no data set to run"),
     # D4: study 6's method options, declared per method
     ("bayesian_cd_ate", [("method_options", "{dibs_stepz: 10}")],
