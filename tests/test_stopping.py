@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -50,9 +51,12 @@ def _alive(pids: set[int]) -> set[int]:
 
 
 def _start(tmp_path: Path, tag: str) -> subprocess.Popen:
-    (tmp_path / "tmp").mkdir()
+    # a short TMPDIR (tmp_path/tmp links to it): the kernel's Unix socket path must stay under 108 bytes,
+    # which pytest-xdist's nested temporary folders exceed
+    short = Path(tempfile.mkdtemp(prefix="ce-"))
+    (tmp_path / "tmp").symlink_to(short)
     env = {**os.environ, "CAUSALEVAL_RUNS": str(tmp_path / "runs"), "CAUSALEVAL_CACHE": str(tmp_path / "cache"),
-           "CAUSALEVAL_FIGURES": str(tmp_path / "figures"), "TMPDIR": str(tmp_path / "tmp")}
+           "CAUSALEVAL_FIGURES": str(tmp_path / "figures"), "TMPDIR": str(short)}
     return subprocess.Popen([sys.executable, "-m", "causaleval", *ARGS, "--tag", tag], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
                             preexec_fn=_die_with_pytest)
