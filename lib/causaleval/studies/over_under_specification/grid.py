@@ -133,16 +133,16 @@ def _load_rows(source: str, name: str, data_dir: str | None, base: dict[str, Any
             dag = consistent.consistent_dag(domain.data, domain.covariate, tested.assign(related=tested["p_value"] < alpha))
             key = tuple(sorted(dag.directed_edges()))
             if key not in scored:
-                scored[key] = _reading_scores(domain, dag, n_samples, tables, base)
+                scored[key] = _reading_scores(domain, dag, n_samples, tables, fit, base)
             rows += [{**load, "test": test, "alpha": alpha, "reference": reference, **values}
                      for reference, values in scored[key].items()]
     return rows
 
 
-def _reading_scores(domain: Any, dag: Any, n_samples: int, tables: Any, base: Mapping[str, Any]) -> dict[str, dict]:
+def _reading_scores(domain: Any, dag: Any, n_samples: int, tables: Any, fit: Mapping[str, Any],
+                    base: Mapping[str, Any]) -> dict[str, dict]:
     """Per reference: the six TVD cells of the first sample, SHD/SID medians, the ratio per sample
-    (``tables(dag, i)``: a DAG's interventional tables fitted to sample ``i``)."""
-    fit = dict(smoothing=base["smoothing"], ess=base["ess"], cards=domain.cards)
+    (``tables(dag, i)``: a DAG's interventional tables fitted to sample ``i`` with ``fit``'s smoothing)."""
     altered = altered_dags(dag, domain.data.treatments, domain.data.outcomes)
     factorial = bn.fit(dag, domain.data.frame[domain.columns].astype("int64"), **fit).tables(domain.pairs)
     sid = "sid_with_covariate" if base["sid_covariate"] else "sid_without_covariate"
