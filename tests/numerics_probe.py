@@ -71,7 +71,7 @@ def main() -> None:
     data = _gaussian(6, 60, seed=1)
     out["bootstrap_ges"] = _posterior("bootstrap_ges", data, {"ges_score": "bic", "cpdag_rule": "uniform"})
     if "--jax" in sys.argv:
-        out["dag_gflownet"] = _posterior("dag_gflownet", data, {"gfn_steps": 60, "gfn_batch": 8, "gfn_hidden": 16})
+        out["dag_gflownet"] = _posterior("dag_gflownet", data, {"gfn_steps": 60, "gfn_prefill": 10, "gfn_batch": 8, "gfn_width": 8, "gfn_layers": 1, "gfn_head_layers": 1})
         out["dibs"] = _posterior("dibs", data, {"dibs_steps": 20})
     print(json.dumps(out, sort_keys=True))
 

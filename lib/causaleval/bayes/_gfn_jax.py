@@ -10,32 +10,134 @@ from typing import Any
 import numpy as np
 
 
-def _init(jax, d: int, hidden: int, key) -> dict:
+TN_STD = 0.87962566103423978  # sd of a standard normal truncated to [-2, 2] (haiku's TruncatedNormal)
+
+
+def _normal(jax, key, shape, std: float):
+    """Truncated normal at ``[-2 std, 2 std]`` with standard deviation ``std`` (haiku's initialiser)."""
+    return jax.random.truncated_normal(key, -2.0, 2.0, shape, jax.numpy.float32) * np.float32(std / TN_STD)
+
+
+def _linear(jax, key, fan_in: int, fan_out: int, scale: float | None = None) -> dict:
+    """A dense layer: variance scaling ``scale / fan_in`` when ``scale`` is given, else sd ``1 / sqrt(fan_in)``."""
+    std = math.sqrt((1.0 if scale is None else scale) / fan_in)
+    return {"w": _normal(jax, key, (fan_in, fan_out), std), "b": jax.numpy.zeros(fan_out, jax.numpy.float32)}
+
+
+def _norm(jax, size: int) -> dict:
+    return {"scale": jax.numpy.ones(size, jax.numpy.float32), "offset": jax.numpy.zeros(size, jax.numpy.float32)}
+
+
+def _block_init(jax, key, width: int, scale: float) -> dict:
+    """One linear-transformer block: embedding ``width`` of the adjacency bit, hidden size ``2 width``
+    (4 heads of key size ``width / 2``), dense part widened twice (module notes of dag_gflownet)."""
+    e, m = width, 2 * width
+    keys = jax.random.split(key, 8)
+    return {"in1": _linear(jax, keys[0], 1, e, scale), "ln1": _norm(jax, e + m),
+            "q": _linear(jax, keys[1], e + m, m, scale), "k": _linear(jax, keys[2], e + m, m, scale),
+            "v": _linear(jax, keys[3], e + m, m, scale), "o": _linear(jax, keys[4], m, m, scale),
+            "in2": _linear(jax, keys[5], 1, e, scale), "ln2": _norm(jax, e + m),
+            "d1": _linear(jax, keys[6], e + m, 2 * m, scale), "d2": _linear(jax, keys[7], 2 * m, m, scale)}
+
+
+def _mlp_init(jax, key, sizes: list[int]) -> list[dict]:
+    keys = jax.random.split(key, len(sizes) - 1)
+    return [_linear(jax, k, a, b) for k, a, b in zip(keys, sizes[:-1], sizes[1:])]
+
+
+def _init(jax, d: int, opts: dict[str, Any], key) -> dict:
+    """The policy network's parameters (module notes of dag_gflownet)."""
+    width, body, head = opts["gfn_width"], opts["gfn_layers"], opts["gfn_head_layers"]
+    if opts["gfn_network"] == "mlp":
+        return {"mlp": _mlp_init(jax, key, [d * d] + [width] * body + [d * d + 1])}
+    scale = 2.0 / (body + head)
+    k_embed, k_body, k_logits, k_stop, k_mlp1, k_mlp2 = jax.random.split(key, 6)
+    mlp = [2 * width, 2 * width, width, 1]
+    return {"embed": _normal(jax, k_embed, (2 * d, width), 1.0),
+            "body": [_block_init(jax, k, width, scale) for k in jax.random.split(k_body, body)],
+            "logits": [_block_init(jax, k, width, scale) for k in jax.random.split(k_logits, head)],
+            "stop": [_block_init(jax, k, width, scale) for k in jax.random.split(k_stop, head)],
+            "logits_mlp": _mlp_init(jax, k_mlp1, mlp), "stop_mlp": _mlp_init(jax, k_mlp2, mlp)}
+
+
+def _dense(layer: dict, x):
+    return x @ layer["w"] + layer["b"]
+
+
+def _layer_norm(jax, p: dict, x):
+    mean = x.mean(axis=-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mean) * jax.lax.rsqrt(var + 1e-5) * p["scale"] + p["offset"]
+
+
+def _attention(jax, p: dict, x, heads: int):
+    """Linear attention (Katharopoulos et al. 2020) over the edge tokens: feature map ``elu + 1``,
+    ``out_t = phi(q_t) sum_s phi(k_s) v_s^T / (phi(q_t) . sum_s phi(k_s))``."""
     jnp = jax.numpy
-    sizes = [d * d, hidden, hidden, d * d + 1]
-    params = {}
-    for k, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
-        key, sub = jax.random.split(key)
-        params[f"w{k}"] = jax.random.normal(sub, (a, b), dtype=jnp.float32) * np.float32(np.sqrt(2.0 / a))
-        params[f"b{k}"] = jnp.zeros(b, dtype=jnp.float32)
-    params["w2"] = params["w2"] * 0.01  # near-uniform policy at the start
-    return params
+    t = x.shape[0]
+
+    def split(y):
+        return y.reshape(t, heads, -1)
+
+    q = jax.nn.elu(split(_dense(p["q"], x))) + 1.0
+    k = jax.nn.elu(split(_dense(p["k"], x))) + 1.0
+    v = split(_dense(p["v"], x))
+    # broadcast products, not einsum: for these small sizes XLA's batched matrix products cost
+    # more than the arithmetic (measured 3x slower per policy evaluation)
+    kv = (k[:, :, None, :] * v[:, :, :, None]).sum(axis=0)  # (h, k, d): sum_s phi(k_s) v_s^T
+    norm = 1.0 / ((q * k.sum(axis=0)[None]).sum(axis=-1) + 1e-6)  # (t, h)
+    out = (q[:, :, None, :] * kv[None]).sum(axis=-1) * norm[:, :, None]
+    return _dense(p["o"], out.reshape(t, -1))
+
+
+def _block(jax, p: dict, h, bits):
+    """``h + attention(LN([embed(bits), h]))``, then ``h + dense(LN([embed'(bits), h]))``: each
+    block sees the adjacency bits again through its own embedding (module notes)."""
+    jnp = jax.numpy
+    x = _layer_norm(jax, p["ln1"], jnp.concatenate([_dense(p["in1"], bits), h], axis=-1))
+    h = h + _attention(jax, p, x, 4)
+    x = _layer_norm(jax, p["ln2"], jnp.concatenate([_dense(p["in2"], bits), h], axis=-1))
+    return h + _dense(p["d2"], jax.nn.gelu(_dense(p["d1"], x)))
+
+
+def _mlp(jax, layers: list[dict], x):
+    for layer in layers[:-1]:
+        x = jax.nn.relu(_dense(layer, x))
+    return _dense(layers[-1], x)
+
+
+def _network(jax, params: dict, adj):
+    """Edge logits ``(d*d,)`` and stop logit ``()`` for one ``(d, d)`` graph: tokens are the
+    ``d^2`` edges, each the embeddings of its source and target concatenated (module notes)."""
+    d = adj.shape[0]
+    if "mlp" in params:
+        out = _mlp(jax, params["mlp"], adj.reshape(d * d))
+        return out[:-1], out[-1]
+    idx = np.arange(d * d)
+    h = params["embed"][np.stack([idx // d, d + idx % d], axis=1)].reshape(d * d, -1)
+    bits = adj.reshape(d * d, 1)
+    for p in params["body"]:
+        h = _block(jax, p, h, bits)
+    g = h
+    for p in params["logits"]:
+        g = _block(jax, p, g, bits)
+    for p in params["stop"]:
+        h = _block(jax, p, h, bits)
+    return _mlp(jax, params["logits_mlp"], g)[:, 0], _mlp(jax, params["stop_mlp"], h.mean(axis=0))[0]
 
 
 def _log_policy(jax, params: dict, adj, mask):
-    """``(B, d*d + 1)`` log P_F over (edges, stop); -inf on disallowed edges."""
+    """``(B, d*d + 1)`` log P_F over (edges, stop); -inf on disallowed edges; stop is certain
+    where no edge is allowed."""
     jnp = jax.numpy
     b, d = adj.shape[0], adj.shape[1]
-    h = adj.reshape(b, d * d)
-    h = jax.nn.relu(h @ params["w0"] + params["b0"])
-    h = jax.nn.relu(h @ params["w1"] + params["b1"])
-    out = h @ params["w2"] + params["b2"]
+    logits, stop = jax.vmap(lambda a: _network(jax, params, a))(adj.astype(jnp.float32))
     flat = mask.reshape(b, d * d)
-    logits = jnp.where(flat, out[:, :-1], -jnp.inf)
     any_edge = flat.any(axis=1)
-    log_stop = jnp.where(any_edge, jax.nn.log_sigmoid(out[:, -1]), 0.0)
-    log_go = jnp.where(any_edge, jax.nn.log_sigmoid(-out[:, -1]), -jnp.inf)
-    safe = jnp.where(any_edge[:, None], logits, 0.0)
+    log_stop = jnp.where(any_edge, jax.nn.log_sigmoid(stop), 0.0)
+    log_go = jnp.where(any_edge, jax.nn.log_sigmoid(-stop), -jnp.inf)
+    safe = jnp.where(flat, logits, -jnp.inf)
+    safe = jnp.where(any_edge[:, None], safe, 0.0)
     log_edges = jnp.where(flat, log_go[:, None] + jax.nn.log_softmax(safe, axis=1), -jnp.inf)
     return jnp.concatenate([log_edges, log_stop[:, None]], axis=1)
 
@@ -106,47 +208,85 @@ def delta_score(jax, terms: dict, adj, i, j):
     return after - before
 
 
-def _draw(jax, params, adj, closure, epsilon, key):
+def _draw(jax, params, adj, closure, explore_p, key):
+    """One action per graph: uniform over the allowed actions (stop included) with probability
+    ``explore_p``, else from ``P_F``."""
     jnp = jax.numpy
     b = adj.shape[0]
-    logp = _log_policy(jax, params, adj.astype(jnp.float32), _mask(adj, closure))
+    logp = _log_policy(jax, params, adj, _mask(adj, closure))
     allowed = jnp.isfinite(logp)
     k1, k2, k3 = jax.random.split(key, 3)
-    greedy = jax.random.categorical(k1, logp, axis=1)
+    policy = jax.random.categorical(k1, logp, axis=1)
     uniform = jax.random.categorical(k2, jnp.where(allowed, 0.0, -jnp.inf), axis=1)
-    explore = jax.random.uniform(k3, (b,)) < epsilon
-    return jnp.where(explore, uniform, greedy)
+    explore = jax.random.uniform(k3, (b,)) < explore_p
+    return jnp.where(explore, uniform, policy)
+
+
+def exploration(jnp, t, opts: dict[str, Any]):
+    """Probability of a uniform action at iteration ``t``: 1 over the ``gfn_prefill`` iterations,
+    then down linearly to ``gfn_min_exploration`` over ``gfn_steps // 2`` iterations, then constant
+    (Deleu et al.'s schedule)."""
+    ramp = jnp.clip((t - opts["gfn_prefill"]) / max(opts["gfn_steps"] // 2, 1), 0.0, 1.0)
+    return 1.0 - (1.0 - opts["gfn_min_exploration"]) * ramp
+
+
+_COMPILED: dict[tuple, Any] = {}  # jitted training and sampling functions, by (kind, shape, options)
+
+
+def _compiled(jax, kind: str, key: tuple, build):
+    """One jitted function per ``(kind, key)``, kept for the process: a study's trials of one size
+    compile once (their data enter as arguments)."""
+    if (kind, key) not in _COMPILED:
+        _COMPILED[kind, key] = jax.jit(build())
+    return _COMPILED[kind, key]
 
 
 def train(jax, optax, terms: dict, opts: dict[str, Any], key) -> tuple:
     """Fit the forward policy by the detailed-balance loss (module notes of dag_gflownet);
     ``terms`` from :func:`bge_terms`. Call under ``jax.enable_x64(True)``: the delta scores are
-    float64, the network float32. Returns the parameters and, per step, the minibatch loss, the
-    mean delta score of the new transitions and the share of edge (not stop) actions."""
+    float64, the network float32. Returns the online parameters and, per iteration, the minibatch
+    loss (0 during the prefill) and the share of edge (not stop) actions."""
+    d = terms["r"].shape[0]
+    fn = _compiled(jax, "train", (d, tuple(sorted(opts.items()))),
+                   lambda: lambda t, k: _train(jax, optax, t, dict(opts), k))
+    return fn({name: np.asarray(v) for name, v in terms.items()}, key)
+
+
+def _train(jax, optax, terms: dict, opts: dict[str, Any], key) -> tuple:
     jnp = jax.numpy
     f32 = jnp.float32
     d = terms["r"].shape[0]
-    b, cap, every = opts["gfn_batch"], opts["gfn_replay"], opts["gfn_target_every"]
+    envs, b, cap = opts["gfn_envs"], opts["gfn_batch"], opts["gfn_replay"]
+    every, prefill = opts["gfn_target_every"], opts["gfn_prefill"]
     key, init_key = jax.random.split(key)
-    params = _init(jax, d, opts["gfn_hidden"], init_key)
-    opt = optax.adam(opts["gfn_lr"])
-    eye = jnp.broadcast_to(jnp.eye(d, dtype=bool), (b, d, d))
-    empty = jnp.zeros((b, d, d), dtype=bool)
+    params = _init(jax, d, opts, init_key)
+    opt = optax.chain(optax.adam(opts["gfn_lr"]), optax.zero_nans())
+    eye = jnp.broadcast_to(jnp.eye(d, dtype=bool), (envs, d, d))
+    empty = jnp.zeros((envs, d, d), dtype=bool)
 
     def loss_fn(p, target, adj, action, nxt, delta):
-        lp = _log_policy(jax, p, adj.astype(f32), _mask(adj, _closure(jax, adj)))
-        # next state's stop term: the online network (gradient through it), or the target network
-        lq = _log_policy(jax, p if every == 0 else target, nxt.astype(f32), _mask(nxt, _closure(jax, nxt)))
-        lq_stop = lq[:, -1] if every == 0 else jax.lax.stop_gradient(lq[:, -1])
+        lp = _log_policy(jax, p, adj, _mask(adj, _closure(jax, adj)))
+        lq = jax.lax.stop_gradient(_log_policy(jax, target, nxt, _mask(nxt, _closure(jax, nxt))))
         rows = jnp.arange(adj.shape[0])
-        log_pb = -jnp.log(nxt.sum(axis=(1, 2)).astype(f32))
-        diff = delta + log_pb + lp[:, -1] - lp[rows, action] - lq_stop
+        log_pb = -jnp.log1p(adj.sum(axis=(1, 2)).astype(f32))  # uniform over the edges of the next state
+        diff = delta + log_pb - lp[rows, action] + lp[:, -1] - lq[:, -1]
         return optax.huber_loss(diff, delta=1.0).mean()
 
-    def step(carry, k):
-        p, target, state, adj, closure, buf, count, t = carry
+    def learn(p, target, state, updates_done, buf, count, k):
+        idx = jax.random.randint(k, (b,), 0, jnp.minimum(count, cap))
+        loss, grads = jax.value_and_grad(loss_fn)(p, target, buf["adj"][idx], buf["action"][idx],
+                                                  buf["next"][idx], buf["delta"][idx])
+        updates, state = opt.update(grads, state, p)
+        p = optax.apply_updates(p, updates)
+        updates_done = updates_done + 1
+        target = optax.periodic_update(p, target, updates_done, every)
+        return p, target, state, updates_done, loss
+
+    def step(carry, xs):
+        t, k = xs
+        p, target, state, updates_done, adj, closure, buf, count = carry
         k_act, k_batch = jax.random.split(k)
-        action = _draw(jax, p, adj, closure, opts["gfn_epsilon"], k_act)
+        action = _draw(jax, p, adj, closure, exploration(jnp, t, opts), k_act)
         is_edge = action < d * d
         edge = jnp.minimum(action, d * d - 1)
         nxt, nclosure = _add(jax, adj, closure, edge, is_edge)
@@ -159,24 +299,21 @@ def train(jax, optax, terms: dict, opts: dict[str, Any], key) -> tuple:
                "next": buf["next"].at[slots].set(nxt, mode="drop"),
                "delta": buf["delta"].at[slots].set(delta, mode="drop")}
         count = count + is_edge.sum(dtype=jnp.int32)
-        idx = jax.random.randint(k_batch, (b,), 0, jnp.maximum(jnp.minimum(count, cap), 1))
-        loss, grads = jax.value_and_grad(loss_fn)(p, target, buf["adj"][idx], buf["action"][idx], buf["next"][idx],
-                                  buf["delta"][idx])
-        updates, state = opt.update(grads, state, p)
-        p = jax.tree_util.tree_map(lambda w, u: jnp.where(count > 0, w + u, w), p, updates)
-        if every:
-            t = t + 1
-            target = jax.tree_util.tree_map(lambda old, new: jnp.where(t % every == 0, new, old), target, p)
+        p, target, state, updates_done, loss = jax.lax.cond(
+            (t >= prefill) & (count >= b), learn,
+            lambda p, target, state, u, *_: (p, target, state, u, jnp.float32(0.0)),
+            p, target, state, updates_done, buf, count, k_batch)
         stop = ~is_edge
         adj = jnp.where(stop[:, None, None], empty, nxt)
         closure = jnp.where(stop[:, None, None], eye, nclosure)
-        return (p, target, state, adj, closure, buf, count, t), (loss, delta.mean(), is_edge.mean())
+        return (p, target, state, updates_done, adj, closure, buf, count), (loss, is_edge.mean())
 
     buf = {"adj": jnp.zeros((cap, d, d), dtype=bool), "action": jnp.zeros(cap, dtype=jnp.int32),
            "next": jnp.zeros((cap, d, d), dtype=bool), "delta": jnp.zeros(cap, dtype=f32)}
-    carry = (params, params, opt.init(params), empty, eye, buf, jnp.int32(0), jnp.int32(0))
-    keys = jax.random.split(key, opts["gfn_steps"])
-    carry, trace = jax.jit(lambda c, ks: jax.lax.scan(step, c, ks))(carry, keys)
+    carry = (params, params, opt.init(params), jnp.int32(0), empty, eye, buf, jnp.int32(0))
+    total = prefill + opts["gfn_steps"]
+    xs = (jnp.arange(total, dtype=jnp.int32), jax.random.split(key, total))
+    carry, trace = jax.lax.scan(step, carry, xs)
     return carry[0], trace
 
 
@@ -192,7 +329,13 @@ def _closure(jax, adj):
 
 
 def sample(jax, params: dict, d: int, n: int, key):
-    """``n`` DAGs grown by the forward policy from the empty graph (epsilon 0)."""
+    """``n`` DAGs grown by the forward policy from the empty graph (no exploration)."""
+    shapes = tuple((path, leaf.shape) for path, leaf in jax.tree_util.tree_leaves_with_path(params))
+    fn = _compiled(jax, "sample", (d, n, str(shapes)), lambda: lambda p, k: _sample(jax, p, d, n, k))
+    return fn(params, key)
+
+
+def _sample(jax, params: dict, d: int, n: int, key):
     jnp = jax.numpy
 
     def body(carry, k):
@@ -205,5 +348,5 @@ def sample(jax, params: dict, d: int, n: int, key):
     start = (jnp.zeros((n, d, d), dtype=bool), jnp.broadcast_to(jnp.eye(d, dtype=bool), (n, d, d)),
              jnp.zeros(n, dtype=bool))
     keys = jax.random.split(key, d * (d - 1) // 2 + 1)
-    (adj, _, _), _ = jax.jit(lambda c, ks: jax.lax.scan(body, c, ks))(start, keys)
+    (adj, _, _), _ = jax.lax.scan(body, start, keys)
     return adj

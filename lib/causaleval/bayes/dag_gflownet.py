@@ -1,103 +1,87 @@
 """The kit's DAG-GFlowNet (Deleu et al. 2022), registered as posterior method ``dag_gflownet``.
 
 Written from the paper (Deleu, Gois, Emezue, Rankawat, Lacoste-Julien, Bauer and Bengio 2022,
-"Bayesian structure learning with generative flow networks", UAI; REFERENCES.md), in JAX.
-Tested with jax 0.10.2, jaxlib 0.10.2, optax 0.2.8 (the optional ``bayes`` extra:
-``pip install -e ".[bayes]"``); jax is imported only inside the functions.
+"Bayesian structure learning with generative flow networks", UAI; REFERENCES.md) and checked
+against the authors' code (tristandeleu/jax-dag-gflownet, read, not copied), in plain JAX. Tested
+with jax 0.10.2, jaxlib 0.10.2, optax 0.2.8 (the optional ``bayes`` extra: ``pip install -e
+".[bayes]"``); jax is imported only inside the functions, the internals are in
+:mod:`causaleval.bayes._gfn_jax`.
 
-* **States** are DAGs, built from the empty graph by adding one edge at a time; every state
-  may also terminate (action ``stop``). An edge ``i -> j`` is allowed when it is absent and
-  ``j`` does not reach ``i``: the reflexive transitive closure ``C`` (``C[a, b]``: a path
-  a -> ... -> b) is kept incrementally, ``C' = C | C[:, i] C[j, :]^T`` after adding ``i -> j``,
-  so the mask is ``~A & ~C^T`` (no self-loops, duplicates or cycles).
+* **States** are DAGs, built from the empty graph by adding one edge at a time; every state may
+  also terminate (action ``stop``). An edge ``i -> j`` is allowed when it is absent and ``j``
+  does not reach ``i``: the reflexive transitive closure ``C`` is kept incrementally,
+  ``C' = C | C[:, i] C[j, :]^T`` after adding ``i -> j``, so the mask is ``~A & ~C^T``.
 * **Reward** ``R(G) = exp(S(G))`` with the BGe score ``S`` of :class:`causaleval.learn.ges.BGeScore`
-  and a uniform prior over DAGs (the target of ``mc3`` and of :mod:`causaleval.bayes.exact`).
-  Its modularity gives ``log R(G') - log R(G) = bge(j, Pa(j) | {i}) - bge(j, Pa(j))`` for
-  ``G' = G + (i -> j)``: only ``j``'s family changes. With ``R`` the BGe matrix
-  (``t I + X_c^T X_c + n alpha_mu / (n + alpha_mu) m m^T``), ``L(S) = log det R[S, S]``
-  (``L({}) = 0``), ``k = |P|`` and ``a_k = alpha_w - d + k + 1``,
-  ``bge(j, P) = g[k] - (n + a_k) / 2 (L(P + j) - L(P)) - L(P) / 2``, where ``g[k]`` (the
-  constant, ``lgamma((n + a_k) / 2) - lgamma(a_k / 2)`` and ``(a_k + k) / 2 log t``) depends
-  on ``k`` only. **Delta scores on the fly**: ``L(S)`` is the log-determinant of
-  ``R m m^T + diag(1 - m)`` (``m`` the 0/1 membership vector: non-members' rows and columns
-  become the identity's), by Cholesky (``2 sum log diag``); the four sets ``P``, ``P + j``,
-  ``P + i``, ``P + i + j`` of every transition of a training step go through one jitted batched
-  factorisation of ``4 B`` matrices ``d x d``, in float64 (training runs under
-  ``jax.enable_x64``; the network stays float32). They equal ``BGeScore`` differences to about
-  1e-13 relative (tests). Nothing is tabulated, so there is no size limit (the old table of
-  ``d 2^(d-1)`` local scores capped ``d`` at 12). No cache: at d = 20 the delta scores of a
-  step take about 0.1 ms of its 1.1-1.3 ms (the network's passes are the rest), so a cache
-  could save at most that share.
-* **Loss**: the detailed-balance condition for DAGs where every state is terminal (paper,
-  eq. 6), ``R(G') P_B(G | G') P_F(stop | G) = R(G) P_F(G' | G) P_F(stop | G')``, enforced by
-  the Huber loss (delta 1, as in the paper) of the difference of the two sides' logarithms,
-  averaged over a minibatch of transitions drawn uniformly from a replay buffer, one Adam step
-  per training step. With ``gfn_target_every = k > 0`` the next-state term
-  ``log P_F(stop | G')`` comes from a target network (no gradient through it), a copy of the
-  online network refreshed every ``k`` steps, as in the paper and its code; with ``k = 0``
-  (default) it comes from the online network, gradient included.
-* **Policies**: the backward policy is uniform over the edges of ``G'`` (``1 / |E(G')|``).
-  The forward policy is ``P_F(stop | G) = sigmoid(s(G))`` and ``P_F(G + e | G) = (1 -
-  sigmoid(s(G))) softmax_e(l(G))`` over the allowed edges (stop is certain when none is
-  allowed). Deviation: the paper's ``s`` and ``l`` come from a linear transformer over edge
-  embeddings; here a small MLP (two hidden layers of ``gfn_hidden`` ReLU units) over the
-  flattened adjacency matrix gives the ``d^2`` edge logits and the stop logit.
-* **Exploration**: ``gfn_batch`` graphs are grown in parallel; with probability
-  ``gfn_epsilon`` a step takes an action uniformly among the allowed ones (stop included),
-  else it samples ``P_F``. A graph that stops starts again from the empty graph. Each step adds
-  its ``gfn_batch`` edge transitions to the buffer and takes one Adam step.
-* **Samples**: after training, ``n_samples`` graphs are grown by ``P_F`` alone (epsilon 0).
+  and a uniform prior over DAGs (the authors' default prior; the target of ``mc3`` and of
+  :mod:`causaleval.bayes.exact`). By modularity ``log R(G + (i -> j)) - log R(G) = bge(j, Pa(j) |
+  {i}) - bge(j, Pa(j))``. With the BGe matrix ``R``, ``L(S) = log det R[S, S]``, ``k = |P|`` and
+  ``a_k = alpha_w - d + k + 1``: ``bge(j, P) = g[k] - (n + a_k) / 2 (L(P + j) - L(P)) - L(P) / 2``
+  (``g[k]`` depends on ``k`` only). The four log-determinants of a transition come from one
+  batched Cholesky factorisation of masked matrices ``R m m^T + diag(1 - m)``, in float64 (the
+  network stays float32); they equal ``BGeScore`` differences to about 1e-13 (tests).
+* **Loss** (paper, eq. 6 and its code): detailed balance where every state is terminal,
+  ``R(G') P_B(G | G') P_F(stop | G) = R(G) P_F(G' | G) P_F(stop | G')``; the error is
+  ``delta + log P_B - log P_F(G' | G) + log P_F(stop | G) - log P_F'(stop | G')`` with
+  ``P_B(G | G') = 1 / |E(G')|``, the last term from a **target network** ``P_F'`` (no gradient),
+  a copy of the online network refreshed every ``gfn_target_every`` updates; the Huber loss
+  (delta 1) of the error, averaged over a minibatch of ``gfn_batch`` transitions drawn from a
+  **replay buffer** of the last ``gfn_replay`` edge transitions; Adam (with ``zero_nans``), one
+  update per iteration.
+* **Exploration** (the authors' schedule): ``gfn_envs`` graphs grow in parallel; an action is
+  uniform over the allowed ones (stop included) with probability 1 during ``gfn_prefill``
+  iterations that fill the buffer without updates, then falling linearly to
+  ``gfn_min_exploration`` over ``gfn_steps // 2`` iterations, else drawn from ``P_F``. A graph
+  that stops starts again from the empty graph. There are ``gfn_prefill + gfn_steps`` iterations.
+* **Policy** ``P_F(stop | G) = sigmoid(s(G))``, ``P_F(G + e | G) = (1 - sigmoid(s(G)))
+  softmax_e(l(G))`` over the allowed edges (stop certain when none is allowed), from one of two
+  networks (``gfn_network``):
 
-Deviations from the paper and its code (tristandeleu/jax-dag-gflownet, read to check details
-only): the MLP above instead of the linear transformer; a constant ``gfn_epsilon`` instead of
-their schedule (1,000 prefill steps of the uniform policy, then exploration annealed linearly
-from 1 to 0.1 over half the steps); ``gfn_batch`` parallel graphs (theirs: 8 environments, a
-minibatch of 32); no ``zero_nans`` in the optimiser; and, by default, the training budget
-below with no target network.
+  - ``"transformer"``, the authors': the ``d^2`` possible edges are tokens, each the
+    concatenated embeddings (size ``gfn_width``) of its source and target; ``gfn_layers`` linear
+    transformer blocks (the authors': 3), then per head ``gfn_head_layers`` more (2) and an MLP
+    ``[2w, w, 1]`` (ReLU) on each token (edge logits) or on their mean (stop logit). A block,
+    with hidden size ``2w`` (4 heads of key size ``w / 2``): ``h += Attn(LN([E1 a, h]))``, then
+    ``h += Dense(LN([E2 a, h]))`` where ``a`` is the token's adjacency bit embedded anew by each
+    block, ``Attn`` linear attention (feature map ``elu + 1``) and ``Dense`` a GELU layer of
+    ``4w`` units; variance-scaling initialisation ``2 / (layers + head layers)``.
+  - ``"mlp"``, the kit's cheaper policy: ``gfn_layers`` hidden ReLU layers of ``gfn_width``
+    units over the flattened adjacency matrix give the ``d^2`` edge logits and the stop logit.
+* **Samples**: after training, ``n_samples`` graphs grown by ``P_F`` alone (no exploration).
 
-Options (``options`` mapping; defaults chosen for what works best per second on one CPU, see
-Measured):
+Options (``options`` mapping); :data:`PAPER` holds the authors' values, :data:`DEFAULTS` the kit's:
 
-* ``gfn_steps`` (int >= 1, default 3000; paper 100000): training steps (one Adam update each).
-* ``gfn_batch`` (int >= 1, default 32; paper 32): parallel graphs, and transitions per minibatch.
-* ``gfn_lr`` (float > 0, default 2e-4; paper 1e-5): Adam learning rate.
-* ``gfn_epsilon`` (float in [0, 1], default 0.1; paper 0.1 at the end of its schedule):
-  exploration probability.
-* ``gfn_replay`` (int >= ``gfn_batch``, default 10000; paper 100000): replay-buffer capacity
-  (transitions).
-* ``gfn_hidden`` (int >= 1, default 128): units of each hidden layer.
-* ``gfn_target_every`` (int >= 0, default 0; paper 1000): steps between refreshes of the
-  target network of the loss's next-state term; 0 for none (module notes).
+* ``gfn_network`` (``"transformer"`` or ``"mlp"``; paper transformer, kit mlp).
+* ``gfn_width`` (even int >= 2; paper 128, kit 128), ``gfn_layers`` (int >= 1; paper 3, kit 2),
+  ``gfn_head_layers`` (int >= 1, transformer only; paper 2).
+* ``gfn_steps`` (int >= 1; paper 100000, kit 20000): iterations with an update.
+* ``gfn_prefill`` (int >= 0; 1000 both), ``gfn_envs`` (8 both), ``gfn_batch`` (32 both),
+  ``gfn_replay`` (int >= ``gfn_batch``; 100000 both), ``gfn_target_every`` (int >= 1; 1000 both),
+  ``gfn_min_exploration`` (in [0, 1]; 0.1 both).
+* ``gfn_lr`` (float > 0; paper 1e-5, kit 1e-3).
 
-The paper's settings are therefore ``{"gfn_lr": 1e-5, "gfn_steps": 100000, "gfn_target_every":
-1000, "gfn_replay": 100000}`` (43 s per trial at d = 11 and 83-111 s at d = 20 on one core here).
+Deviations from the authors, all behind options: the kit's defaults use the MLP policy, a
+learning rate 100 times theirs and a fifth of their iterations, because their network and
+schedule cost hours per trial on a CPU (Measured); the minibatch is drawn with replacement (theirs
+without); ``P_F`` of a masked edge is exactly 0 (theirs: logit -1e5).
 
-Measured (one core, beside other work; seconds per trial include JAX compilation). Against the
-exact posterior (chain data of the tests, 1,000 samples) the defaults give a mean absolute
-edge-marginal error of 0.010 at d = 4 and 0.016 at d = 5 in about 2 s (the old learning rate
-1e-3: 0.016 and 0.015). Against MC3 (``mc3_burn_in`` 20000, ``mc3_thin`` 50, 200 DAGs, seed
-0) on study 6's data, standardised, ``n_samples`` 1000 (with 21 samples each trial is 0.7-1.7 s
-shorter; 6.4 s at d = 20):
+Measured (this machine, one core beside other work; ``gfn_dbg``-style runs of ``train``):
 
-* Sachs, d = 11 (MC3: 10.5 edges per sample): defaults 5.7 s, 14.8 edges, mean absolute
-  edge-marginal difference 0.123; 20000 steps 11.5 s, 55 edges (the complete DAG every time),
-  0.455; the paper's settings 43 s, 14.1 edges, 0.108; the old defaults (lr 1e-3) 55 edges, 0.457.
-* synthetic, d = 20, n = 100, 40 expected edges, noise sd 0.1, seed 0 (MC3: 63.4 edges):
-  defaults 8.1 s, 45.6 edges, 0.180; 20000 steps 23.9 s, 105 edges, 0.260; the paper's
-  settings 111 s, 84 edges, 0.288; the old defaults 91 edges, 0.248.
-
-For scale, a sampler that always returns the empty graph differs from MC3 by 0.096 (d = 11) and
-0.167 (d = 20): at d = 11 and 20 none of these runs approximates the posterior. The
-detailed-balance loss stays far from 0 (mean Huber loss 2.5-6 per transition after 10^4 steps
-or more at learning rates of 3e-4 and above; rising, to 100-200 on Sachs, at lower rates as the
-sampler reaches denser graphs): an added edge changes the log-reward by a few nats typically
-but by tens (d = 20; 95th percentile 28 on random transitions) or hundreds (Sachs, 853 rows;
-330) for strongly dependent pairs, and the Huber loss caps each transition's gradient. Longer
-training at the defaults' rate drifts to dense graphs. Learning rates 1e-4 and 3e-5 stay sparser (Sachs 0.05-0.06, d = 20 0.14-0.15, near the empty
-graph's) but miss at d = 5 (0.046 at 1e-4); 2e-4 is the default as the best where the
-truth is known and far better than 1e-3 at d = 11 and 20. A target network (every 10, 100 or
-1000 steps, lr 1e-4, 10000 steps at d = 20) made the loss and the edge counts worse than none
-(94-152 edges against 69), so the default is none.
+* Cost per iteration at d = 5 (batch 32, 8 environments): transformer width 128 (the authors')
+  about 280 ms, so their 101,000 iterations take about 8 hours per trial; width 16 with one
+  block per part about 16 ms; the MLP about 2 ms. The transformer's cost grows with the ``d^2``
+  tokens (16 times more at d = 20). Compilation takes 20-30 s per size and options (kept for
+  the process, so a study's trials of one size compile once).
+* On the chain data of the tests (d = 4, 1,000 samples): the kit's defaults with 3,000 steps and a
+  prefill of 200 give a mean absolute edge-marginal error of 0.031 (DAG TV 0.18) in 24 s; the
+  untrained policy (1 step) 0.17 (TV 0.98).
+* Against the exact posterior (study 6's d = 4, n = 200, seed 1 data, standardised; 2,000
+  samples; floor of as many exact draws 0.08), the DAG TV after training: transformer width
+  16, lr 3e-4, 3,000 steps 0.80 (mode collapse onto one orientation); lr 1e-4, 10,000 steps 0.99;
+  lr 1e-3, 20,000 steps 0.38 (loss 1.5); MLP, lr 1e-3, 20,000 steps 0.48 (loss 0.5); MLP, lr 1e-3, 60,000 steps
+  0.47 (the loss plateaus at 0.4 from about 30,000 steps).
+  The errors start near 100 nats (on these data an added edge moves the log-reward by tens to
+  hundreds of nats), and Adam moves the logits by about ``lr`` per update, so a policy needs
+  ``lr x steps`` large enough to reach such logits: the authors' ``1e-5 x 1e5`` cannot here.
 
 Deterministic for a seed: all randomness comes from ``jax.random.PRNGKey(seed)`` and XLA on
 CPU is deterministic.
@@ -113,30 +97,38 @@ import pandas as pd
 
 from causaleval.bayes.posteriors import integer_options, optional_modules, register_posterior
 
-DEFAULTS: dict[str, Any] = {"gfn_steps": 3000, "gfn_batch": 32, "gfn_lr": 2e-4, "gfn_epsilon": 0.1,
-                            "gfn_replay": 10000, "gfn_hidden": 128, "gfn_target_every": 0}
+PAPER: dict[str, Any] = {"gfn_steps": 100000, "gfn_prefill": 1000, "gfn_envs": 8, "gfn_batch": 32, "gfn_lr": 1e-5,
+                         "gfn_min_exploration": 0.1, "gfn_replay": 100000, "gfn_target_every": 1000,
+                         "gfn_network": "transformer", "gfn_width": 128, "gfn_layers": 3, "gfn_head_layers": 2}
+NETWORKS = ("transformer", "mlp")
+DEFAULTS: dict[str, Any] = PAPER | {"gfn_network": "mlp", "gfn_layers": 2, "gfn_steps": 20000, "gfn_lr": 1e-3}
+COUNTS = ("gfn_steps", "gfn_envs", "gfn_batch", "gfn_replay", "gfn_target_every", "gfn_width", "gfn_layers",
+          "gfn_head_layers")
 
 
 def gfn_options(options: Mapping[str, Any]) -> dict[str, Any]:
     """The ``gfn_*`` options of ``options`` over :data:`DEFAULTS`, checked (module notes)."""
     out = dict(DEFAULTS)
     out.update({k: v for k, v in options.items() if k in DEFAULTS})
-    counts = {k: DEFAULTS[k] for k in ("gfn_steps", "gfn_batch", "gfn_replay", "gfn_hidden")}
-    out.update({k: int(v) for k, v in integer_options("dag_gflownet", options, counts).items()})
-    every = out["gfn_target_every"]
-    if isinstance(every, bool) or not isinstance(every, (int, np.integer)) or every < 0:
-        raise ValueError(f"dag_gflownet option gfn_target_every={every!r}: expected a non-negative integer "
-                         "(0: no target network)")
-    out["gfn_target_every"] = int(every)
+    out.update({k: int(v) for k, v in integer_options("dag_gflownet", options, {k: DEFAULTS[k] for k in COUNTS}).items()})
+    if out["gfn_network"] not in NETWORKS:
+        raise ValueError(f"dag_gflownet option gfn_network={out['gfn_network']!r}: expected one of {', '.join(NETWORKS)}")
+    prefill = out["gfn_prefill"]
+    if isinstance(prefill, bool) or not isinstance(prefill, (int, np.integer)) or prefill < 0:
+        raise ValueError(f"dag_gflownet option gfn_prefill={prefill!r}: expected a non-negative integer")
+    out["gfn_prefill"] = int(prefill)
+    if out["gfn_network"] == "transformer" and out["gfn_width"] % 2:
+        raise ValueError(f"dag_gflownet option gfn_width={out['gfn_width']}: expected an even number "
+                         "(4 heads of key size gfn_width / 2)")
     if out["gfn_replay"] < out["gfn_batch"]:
         raise ValueError(f"dag_gflownet option gfn_replay={out['gfn_replay']}: expected at least "
-                         f"gfn_batch={out['gfn_batch']} (the buffer must hold one step's transitions)")
-    lr, eps = out["gfn_lr"], out["gfn_epsilon"]
+                         f"gfn_batch={out['gfn_batch']} (the buffer must hold one minibatch)")
+    lr, eps = out["gfn_lr"], out["gfn_min_exploration"]
     if isinstance(lr, bool) or not isinstance(lr, (int, float)) or not 0 < lr < np.inf:
         raise ValueError(f"dag_gflownet option gfn_lr={lr!r}: expected a positive finite number")
     if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0 <= eps <= 1:
-        raise ValueError(f"dag_gflownet option gfn_epsilon={eps!r}: expected a number in [0, 1]")
-    out["gfn_lr"], out["gfn_epsilon"] = float(lr), float(eps)
+        raise ValueError(f"dag_gflownet option gfn_min_exploration={eps!r}: expected a number in [0, 1]")
+    out["gfn_lr"], out["gfn_min_exploration"] = float(lr), float(eps)
     return out
 
 
