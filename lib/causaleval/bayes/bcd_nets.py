@@ -82,6 +82,7 @@ deterministic and so is scipy's assignment solver.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -90,8 +91,17 @@ import pandas as pd
 
 from causaleval.bayes.posteriors import integer_options, optional_modules, register_posterior, standardized
 
-DEFAULTS: dict[str, Any] = {"bcd_steps": 2000, "bcd_batch": 32, "bcd_lr": 1e-2, "bcd_sinkhorn_iters": 20,
-                            "bcd_temperature": 0.2, "bcd_threshold": 0.3, "bcd_horseshoe_scale": 1.0}
+DEFAULTS: dict[str, Any] = {"bcd_steps": 2000, "bcd_batch": 64, "bcd_lr": 1e-2, "bcd_sinkhorn_iters": 20,
+                            "bcd_temperature": 0.2, "bcd_threshold": 0.3, "bcd_horseshoe_scale": None,
+                            "bcd_edges_per_node": 1.0, "bcd_factorized": False}
+
+
+def _number(key: str, v: Any, strict: bool) -> float:
+    ok = not isinstance(v, bool) and isinstance(v, (int, float, np.integer, np.floating)) and v < np.inf
+    if not ok or (v <= 0 if strict else v < 0):
+        expected = "a positive finite number" if strict else "a finite number >= 0"
+        raise ValueError(f"bcd_nets option {key}={v!r}: expected {expected}")
+    return float(v)
 
 
 def bcd_options(options: Mapping[str, Any]) -> dict[str, Any]:
@@ -100,15 +110,28 @@ def bcd_options(options: Mapping[str, Any]) -> dict[str, Any]:
     out.update({k: v for k, v in options.items() if k in DEFAULTS})
     counts = {k: DEFAULTS[k] for k in ("bcd_steps", "bcd_batch", "bcd_sinkhorn_iters")}
     out.update({k: int(v) for k, v in integer_options("bcd_nets", options, counts).items()})
-    floats = (("bcd_lr", True), ("bcd_temperature", True), ("bcd_horseshoe_scale", True), ("bcd_threshold", False))
-    for key, strict in floats:
-        v = out[key]
-        ok = not isinstance(v, bool) and isinstance(v, (int, float, np.integer, np.floating)) and v < np.inf
-        if not ok or (v <= 0 if strict else v < 0):
-            expected = "a positive finite number" if strict else "a finite number >= 0"
-            raise ValueError(f"bcd_nets option {key}={v!r}: expected {expected}")
-        out[key] = float(v)
+    for key in ("bcd_lr", "bcd_temperature", "bcd_edges_per_node"):
+        out[key] = _number(key, out[key], strict=True)
+    out["bcd_threshold"] = _number("bcd_threshold", out["bcd_threshold"], strict=False)
+    scale = out["bcd_horseshoe_scale"]
+    if scale is not None:
+        try:
+            out["bcd_horseshoe_scale"] = _number("bcd_horseshoe_scale", scale, strict=True)
+        except ValueError:
+            raise ValueError(f"bcd_nets option bcd_horseshoe_scale={scale!r}: "
+                             "expected None (the authors' rule) or a positive finite number") from None
+    if not isinstance(out["bcd_factorized"], (bool, np.bool_)):
+        raise ValueError(f"bcd_nets option bcd_factorized={out['bcd_factorized']!r}: expected True or False")
+    out["bcd_factorized"] = bool(out["bcd_factorized"])
     return out
+
+
+def horseshoe_scale(d: int, n: int, edges_per_node: float) -> float:
+    """The authors' Horseshoe scale ``2 k / (sqrt(n) (d - 1 - 2 k))`` for ``k`` expected edges per
+    node (their ``--degree``), and ``1 / (2 d)`` where ``d - 1 - 2 k <= 0`` (their fallback for a
+    negative scale, here also at 0, where their code divides by zero)."""
+    gap = d - 1 - 2 * edges_per_node
+    return 2 * edges_per_node / (math.sqrt(n) * gap) if gap > 0 else 1 / (2 * d)
 
 
 @register_posterior("bcd_nets")
@@ -117,11 +140,12 @@ def bcd_nets(data: pd.DataFrame, *, n_samples: int, seed: int, options: Mapping[
     opts = bcd_options(options)
     jax, optax = optional_modules("bcd_nets", "jax", "optax")
     x = standardized("bcd_nets", data)
-    d = x.shape[1]
+    n, d = x.shape
     if d < 2:
         return np.zeros((n_samples, d, d), dtype=bool)
     from causaleval.bayes import _bcd_jax
 
+    scale = opts["bcd_horseshoe_scale"] or horseshoe_scale(d, n, opts["bcd_edges_per_node"])
     train_key, sample_key = jax.random.split(jax.random.PRNGKey(seed))
-    params = _bcd_jax.train(jax, optax, x, opts, train_key)
-    return _bcd_jax.sample(jax, params, d, n_samples, opts["bcd_threshold"], sample_key)
+    params = _bcd_jax.train(jax, optax, x, opts, scale, train_key)
+    return _bcd_jax.sample(jax, params, d, n_samples, opts, sample_key)
