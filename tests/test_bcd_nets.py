@@ -76,3 +76,21 @@ def test_missing_jax_names_the_install_command(monkeypatch):
     monkeypatch.setitem(__import__("sys").modules, "optax", None)
     with pytest.raises(ImportError, match=r'pip install -e "\.\[bayes\]"'):
         bcd_nets(chain_data(3), n_samples=1, seed=0, options={})
+
+
+def test_distance_to_the_exact_posterior():
+    """Measured on this d = 4 chain (x0 -> x1 -> x2, x3 isolated; seed 0, 1000 samples, 500 steps
+    of batch 16, about 8 s): DAG TV 0.83 against a floor of 0.058 (the untrained model, 1 step:
+    0.93; the defaults: 0.78), adjacencies x0-x1 and x1-x2 0.89 and 0.91, x3's at most 0.02, but
+    x0-x2 0.89 where the exact posterior has 0.10. Required: it learns the skeleton (true
+    adjacencies > 0.8, x3's < 0.1) and is, as measured, no sampler of the exact posterior (TV
+    more than 4 floors, x0-x2 > 0.5); TV < 0.9 (below the untrained model's)."""
+    data = chain_data(4)
+    sample = bcd_nets(data, n_samples=1000, seed=0, options={"bcd_steps": 500, "bcd_batch": 16})
+    freq = sample.mean(axis=0)
+    adjacency = freq + freq.T
+    assert adjacency[0, 1] > 0.8 and adjacency[1, 2] > 0.8
+    assert adjacency[3, :3].max() < 0.1
+    assert adjacency[0, 2] > 0.5 > exact.edge_marginals(data)[[0, 2], [2, 0]].sum()
+    tv = exact.dag_tv(sample, data)
+    assert 4 * check.tv_floor(data, 1000, 0) < tv < 0.9
