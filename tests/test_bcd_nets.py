@@ -1,13 +1,13 @@
-"""The kit's BCD Nets (causaleval.bayes.bcd_nets): determinism, output class, bad options, missing
-extra, and the edge marginals against the exact BGe posterior at d = 4."""
+"""The kit's BCD Nets (causaleval.bayes.bcd_nets): determinism, output class, bad options, the
+authors' Horseshoe scale, missing extra, and the distance to the exact BGe posterior at d = 4."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from causaleval.bayes import exact, sample_posterior
-from causaleval.bayes.bcd_nets import bcd_nets, bcd_options
+from causaleval.bayes import check, exact, sample_posterior
+from causaleval.bayes.bcd_nets import bcd_nets, bcd_options, horseshoe_scale
 from causaleval.graphs import _acyclic
 from chains import chain_data
 
@@ -29,13 +29,26 @@ def test_same_seed_same_sample_and_a_dag_stack():
     assert not np.array_equal(a, c)
 
 
-def test_threshold_zero_gives_complete_dags():
+@pytest.mark.parametrize("factorized", [False, True])
+def test_threshold_zero_gives_complete_dags(factorized):
     """Every weight of ``L`` is non-zero almost surely: at threshold 0 each sample is a complete
-    DAG (d(d-1)/2 edges), still acyclic."""
+    DAG (d(d-1)/2 edges), still acyclic, with q(P | L) and with the factorised q(P)."""
     data = chain_data(5)
-    dags = bcd_nets(data, n_samples=20, seed=0, options={**SMALL, "bcd_threshold": 0})
+    options = {**SMALL, "bcd_threshold": 0, "bcd_factorized": factorized}
+    dags = bcd_nets(data, n_samples=20, seed=0, options=options)
     assert (dags.sum(axis=(1, 2)) == 10).all()
     assert _acyclic(dags).all()
+    np.testing.assert_array_equal(dags, bcd_nets(data, n_samples=20, seed=0, options=options))
+
+
+def test_the_authors_horseshoe_scale():
+    """2 k / (sqrt(n) (d - 1 - 2 k)), and 1 / (2 d) where the denominator is not positive."""
+    assert horseshoe_scale(11, 100, 1.0) == pytest.approx(0.025)
+    assert horseshoe_scale(20, 100, 2.0) == pytest.approx(0.4 / 15)
+    assert horseshoe_scale(3, 100, 1.0) == pytest.approx(1 / 6)
+    assert horseshoe_scale(2, 100, 1.0) == pytest.approx(0.25)
+    assert bcd_options({})["bcd_horseshoe_scale"] is None
+    assert bcd_options({"bcd_horseshoe_scale": 1})["bcd_horseshoe_scale"] == 1.0
 
 
 @pytest.mark.parametrize(("options", "message"), [
@@ -44,36 +57,40 @@ def test_threshold_zero_gives_complete_dags():
     ({"bcd_sinkhorn_iters": True}, "bcd_nets option bcd_sinkhorn_iters=True: expected a positive integer"),
     ({"bcd_lr": -1.0}, "bcd_nets option bcd_lr=-1.0: expected a positive finite number"),
     ({"bcd_temperature": 0}, "bcd_nets option bcd_temperature=0: expected a positive finite number"),
-    ({"bcd_horseshoe_scale": float("inf")}, "bcd_horseshoe_scale=inf: expected a positive finite number"),
+    ({"bcd_horseshoe_scale": float("inf")},
+     r"bcd_horseshoe_scale=inf: expected None \(the authors' rule\) or a positive finite number"),
+    ({"bcd_horseshoe_scale": "auto"}, "bcd_horseshoe_scale='auto': expected None"),
+    ({"bcd_edges_per_node": 0}, "bcd_nets option bcd_edges_per_node=0: expected a positive finite number"),
     ({"bcd_threshold": -0.1}, r"bcd_nets option bcd_threshold=-0.1: expected a finite number >= 0"),
     ({"bcd_threshold": "0.3"}, r"bcd_threshold='0.3': expected a finite number >= 0"),
     ({"bcd_lr": False}, "bcd_lr=False: expected a positive finite number"),
+    ({"bcd_factorized": "yes"}, "bcd_nets option bcd_factorized='yes': expected True or False"),
+    ({"bcd_factorized": 1}, "bcd_nets option bcd_factorized=1: expected True or False"),
 ])
 def test_bad_options_are_refused(options, message):
     with pytest.raises(ValueError, match=message):
         bcd_options(options)
 
 
-def test_edge_marginals_against_the_exact_posterior():
-    """Measured at the defaults on this d = 4 data (seed 0, 1000 samples, about 4 s): mean
-    absolute edge-marginal error 0.205 (max 0.44), adjacency x0-x1 0.93 and x1-x2 0.95, x3's
-    adjacencies at most 0.02; the untrained model (1 step) has error 0.21, adjacencies about 0.4
-    and x3's up to 0.44. Required: error < 0.25, both true adjacencies > 0.85, x3's < 0.1 (the
-    untrained model fails the last two). Not required, and not met: the factorised q(P) q(L)
-    also puts 0.93 on the x0-x2 adjacency, which the exact posterior puts near 0.1 (module notes)."""
-    data = chain_data(4)
-    sample = bcd_nets(data, n_samples=1000, seed=0, options={})
-    freq = sample.mean(axis=0)
-    adjacency = freq + freq.T
-    assert exact.edge_distance(sample, data) < 0.25
-    assert adjacency[0, 1] > 0.85 and adjacency[1, 2] > 0.85
-    assert adjacency[3, :3].max() < 0.1
-    untrained = bcd_nets(data, n_samples=1000, seed=0, options={"bcd_steps": 1}).mean(axis=0)
-    untrained = untrained + untrained.T
-    assert untrained[0, 1] < 0.85 and untrained[3, :3].max() > 0.1
-
-
 def test_missing_jax_names_the_install_command(monkeypatch):
     monkeypatch.setitem(__import__("sys").modules, "optax", None)
     with pytest.raises(ImportError, match=r'pip install -e "\.\[bayes\]"'):
         bcd_nets(chain_data(3), n_samples=1, seed=0, options={})
+
+
+def test_distance_to_the_exact_posterior():
+    """Measured on this d = 4 chain (x0 -> x1 -> x2, x3 isolated; seed 0, 1000 samples, 500 steps
+    of batch 16, about 8 s): DAG TV 0.83 against a floor of 0.058 (the untrained model, 1 step:
+    0.93; the defaults: 0.78), adjacencies x0-x1 and x1-x2 0.89 and 0.91, x3's at most 0.02, but
+    x0-x2 0.89 where the exact posterior has 0.10. Required: it learns the skeleton (true
+    adjacencies > 0.8, x3's < 0.1) and is, as measured, no sampler of the exact posterior (TV
+    more than 4 floors, x0-x2 > 0.5); TV < 0.9 (below the untrained model's)."""
+    data = chain_data(4)
+    sample = bcd_nets(data, n_samples=1000, seed=0, options={"bcd_steps": 500, "bcd_batch": 16})
+    freq = sample.mean(axis=0)
+    adjacency = freq + freq.T
+    assert adjacency[0, 1] > 0.8 and adjacency[1, 2] > 0.8
+    assert adjacency[3, :3].max() < 0.1
+    assert adjacency[0, 2] > 0.5 > exact.edge_marginals(data)[[0, 2], [2, 0]].sum()
+    tv = exact.dag_tv(sample, data)
+    assert 4 * check.tv_floor(data, 1000, 0) < tv < 0.9

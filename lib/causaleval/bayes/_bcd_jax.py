@@ -1,6 +1,6 @@
-"""JAX internals of :mod:`causaleval.bayes.bcd_nets` (Gumbel-Sinkhorn, Hungarian draws, Bethe
-permanent, ELBO, training loop, sampling); formulas in that module's notes. Callers pass the
-``jax`` and ``optax`` modules in, so importing this file needs neither."""
+"""JAX internals of :mod:`causaleval.bayes.bcd_nets` (the permutation network, Gumbel-Sinkhorn,
+Hungarian draws, Bethe permanent, ELBO, training loop, sampling); formulas in that module's notes.
+Callers pass the ``jax`` and ``optax`` modules in, so importing this file needs neither."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ LOGIT_BOUND = 10.0  # logits are soft-clipped to (-10, 10), as the authors' logi
 LOG_STD_BOUND = 10.0  # variational log-stds soft-clipped likewise (authors' log_stds_max)
 BETHE_ITERS = 20  # fixed-point iterations of the Bethe permanent (authors' num_bethe_iters)
 PRIOR_STD_LOG_SIGMA = 3.0  # p(s_j) = N(0, 3^2) (authors' s_prior_std)
+HIDDEN = 128  # width of the permutation network's two hidden layers (authors' hidden_size)
+BELIEF_EPS = 1e-8  # AdaBelief's epsilon (authors' scale_by_belief(eps=1e-8))
 
 
 def hungarian(scores: np.ndarray) -> np.ndarray:
@@ -44,9 +46,9 @@ def _log_sinkhorn(jax, z, iters: int):
 
 
 def _log_bethe_permanent(jax, theta):
-    """Bethe approximation of ``log perm(exp(theta))``: the Bethe free energy
-    ``sum g theta - sum g log g + sum (1 - g) log(1 - g)`` at the doubly stochastic ``g`` of the
-    fixed-point iteration ``g <- sinkhorn(exp(theta) / (1 - g))`` (Vontobel 2013). ``g`` is held
+    """Bethe approximation of ``log perm(exp(theta))`` for one ``d x d`` ``theta``: the Bethe free
+    energy ``sum g theta - sum g log g + sum (1 - g) log(1 - g)`` at the doubly stochastic ``g`` of
+    the fixed-point iteration ``g <- sinkhorn(exp(theta) / (1 - g))`` (Vontobel 2013). ``g`` is held
     constant (stop_gradient): at the optimum the gradient in ``theta`` is ``g`` (envelope)."""
     jnp = jax.numpy
     eps = 1e-20
@@ -79,10 +81,34 @@ def _log_horseshoe(jax, w, scale: float):
     return log_f - math.log(scale) - 0.5 * math.log(2 * math.pi**3)
 
 
-def _init(jax, d: int) -> dict:
+def _init(jax, d: int, factorized: bool, key) -> dict:
+    """Initial parameters: ``q(L, s)`` means 0 and log-stds -1 (as the authors' code); the
+    permutation part either ``d x d`` zero logits (factorised) or the network's three dense
+    layers, weights truncated normal (at 2 sd) with sd ``1 / sqrt(fan_in)`` and biases 0 (Haiku's
+    ``Linear`` defaults, which the authors' network uses)."""
     jnp = jax.numpy
     m = d * (d - 1) // 2 + d  # strictly lower weights, then one log noise std per node
-    return {"theta": jnp.zeros((d, d)), "mean": jnp.zeros(m), "log_std": jnp.full(m, -1.0)}
+    if factorized:
+        perm: Any = jnp.zeros((d, d))
+    else:
+        sizes = [m, HIDDEN, HIDDEN, d * d]
+        keys = jax.random.split(key, len(sizes) - 1)
+        perm = [{"w": jax.random.truncated_normal(k, -2.0, 2.0, (a, b)) / math.sqrt(a), "b": jnp.zeros(b)}
+                for k, a, b in zip(keys, sizes[:-1], sizes[1:])]
+    return {"perm": perm, "mean": jnp.zeros(m), "log_std": jnp.full(m, -1.0)}
+
+
+def _logits(jax, perm, z, d: int, factorized: bool):
+    """``(B, d, d)`` permutation logits, soft-clipped: the shared ``theta`` (factorised) or the
+    network's output on each draw ``z = (L, s)`` (dense, GELU, dense, GELU, dense)."""
+    if factorized:
+        theta = jax.numpy.broadcast_to(perm, (z.shape[0], d, d))
+    else:
+        h = z
+        for layer in perm[:-1]:
+            h = jax.nn.gelu(h @ layer["w"] + layer["b"])
+        theta = (h @ perm[-1]["w"] + perm[-1]["b"]).reshape(z.shape[0], d, d)
+    return _bounded(jax, theta, LOGIT_BOUND)
 
 
 def _weights(jax, perm, z, d: int):
@@ -93,68 +119,79 @@ def _weights(jax, perm, z, d: int):
     return jnp.einsum("bai,bac,bcj->bij", perm, lower, perm)
 
 
-def _neg_elbo(jax, params, gram, n: int, hard, gumbel, eps, opts: dict[str, Any]):
-    """Minus the ELBO (module notes of bcd_nets), plus the authors' small L2 term on the logits."""
+def _loss(jax, params, gram, n: int, gumbel, eps, opts: dict[str, Any], horseshoe_scale: float):
+    """The authors' training objective: ``-ELBO / tau + 1/2 ||phi||^2`` (``phi`` the permutation
+    parameters), the ELBO estimated on ``B`` draws with the straight-through permutation."""
     jnp = jax.numpy
     d = gram.shape[0]
+    b = gumbel.shape[0]
     tau = opts["bcd_temperature"]
-    theta = _bounded(jax, params["theta"], LOGIT_BOUND)
-    soft = jnp.exp(_log_sinkhorn(jax, (theta[None] + gumbel) / tau, opts["bcd_sinkhorn_iters"]))
-    perm = jax.lax.stop_gradient(hard - soft) + soft  # straight-through: hard forward, soft backward
+    factorized = opts["bcd_factorized"]
     std = jnp.exp(_bounded(jax, params["log_std"], LOG_STD_BOUND))
     z = params["mean"][None] + std[None] * eps
+    logits = _logits(jax, params["perm"], z, d, factorized)
+    scores = logits + gumbel
+    hard = jax.pure_callback(hungarian, jax.ShapeDtypeStruct((b, d, d), jnp.float32), jax.lax.stop_gradient(scores))
+    soft = jnp.exp(_log_sinkhorn(jax, scores / tau, opts["bcd_sinkhorn_iters"]))
+    perm = jax.lax.stop_gradient(hard - soft) + soft  # straight-through: hard forward, soft backward
     log_sigma = z[:, -d:]
     resid = jnp.eye(d)[None] - _weights(jax, perm, z, d)
     sq = jnp.einsum("bkj,kl,blj->bj", resid, gram, resid)  # ||X (I - W)_:j||^2
     loglik = -0.5 * jnp.sum(n * (math.log(2 * math.pi) + 2 * log_sigma) + sq * jnp.exp(-2 * log_sigma), axis=1)
-    log_q_perm = jnp.sum(perm * theta[None], axis=(1, 2)) - _log_bethe_permanent(jax, theta)
-    log_prior_l = jnp.sum(_log_horseshoe(jax, z[:, :-d], opts["bcd_horseshoe_scale"]), axis=1)
+    if factorized:
+        log_perm = _log_bethe_permanent(jax, logits[0])
+    else:
+        log_perm = jax.vmap(lambda t: _log_bethe_permanent(jax, t))(logits)
+    log_q_perm = jnp.sum(perm * logits, axis=(1, 2)) - log_perm
+    log_prior_l = jnp.sum(_log_horseshoe(jax, z[:, :-d], horseshoe_scale), axis=1)
     log_prior_s = jnp.sum(-0.5 * (log_sigma / PRIOR_STD_LOG_SIGMA) ** 2, axis=1)  # up to a constant
     entropy = jnp.sum(jnp.log(std))  # of q(L, s), up to a constant
-    log_prior_perm = -math.lgamma(d + 1)
-    elbo = jnp.mean(loglik + log_prior_l + log_prior_s - log_q_perm) + log_prior_perm + entropy
-    return -elbo + 0.5 * tau * jnp.sum(params["theta"] ** 2)
+    elbo = jnp.mean(loglik + log_prior_l + log_prior_s - log_q_perm) - math.lgamma(d + 1) + entropy
+    l2 = sum(jnp.sum(leaf**2) for leaf in jax.tree_util.tree_leaves(params["perm"]))
+    return -elbo / tau + 0.5 * l2
 
 
-def train(jax, optax, x: np.ndarray, opts: dict[str, Any], key) -> dict:
-    """Maximise the ELBO by Adam in one jitted ``lax.scan`` (module notes of bcd_nets)."""
+def train(jax, optax, x: np.ndarray, opts: dict[str, Any], horseshoe_scale: float, key) -> dict:
+    """Minimise :func:`_loss` by AdaBelief in one jitted ``lax.scan`` (module notes of bcd_nets)."""
     jnp = jax.numpy
     n, d = x.shape
     b = opts["bcd_batch"]
     m = d * (d - 1) // 2 + d
     gram = jnp.asarray(x.T @ x, dtype=jnp.float32)
-    params = _init(jax, d)
-    opt = optax.adam(opts["bcd_lr"])
-    shape = jax.ShapeDtypeStruct((b, d, d), jnp.float32)
+    init_key, steps_key = jax.random.split(key)
+    params = _init(jax, d, opts["bcd_factorized"], init_key)
+    opt = optax.chain(optax.scale_by_belief(eps=BELIEF_EPS), optax.scale(-opts["bcd_lr"]))
 
     def step(carry, k):
         p, state = carry
         k_gumbel, k_eps = jax.random.split(k)
         gumbel = jax.random.gumbel(k_gumbel, (b, d, d))
         eps = jax.random.normal(k_eps, (b, m))
-        scores = _bounded(jax, p["theta"], LOGIT_BOUND)[None] + gumbel
-        hard = jax.pure_callback(hungarian, shape, jax.lax.stop_gradient(scores))
-        grads = jax.grad(_neg_elbo, argnums=1)(jax, p, gram, n, hard, gumbel, eps, opts)
+        grads = jax.grad(_loss, argnums=1)(jax, p, gram, n, gumbel, eps, opts, horseshoe_scale)
         updates, state = opt.update(grads, state, p)
         return (optax.apply_updates(p, updates), state), None
 
-    keys = jax.random.split(key, opts["bcd_steps"])
+    keys = jax.random.split(steps_key, opts["bcd_steps"])
     (params, _), _ = jax.jit(lambda c, ks: jax.lax.scan(step, c, ks))((params, opt.init(params)), keys)
-    return jax.tree_util.tree_map(np.asarray, params)
+    return params
 
 
-def sample(jax, params: dict, d: int, n: int, threshold: float, key) -> np.ndarray:
-    """``n`` DAGs ``|P^T L P| > threshold`` with ``P`` a Gumbel-matching draw (Hungarian
-    algorithm on logits plus Gumbel noise) and ``(L, s)`` from the Gaussian ``q``."""
+def sample(jax, params: dict, d: int, n: int, opts: dict[str, Any], key) -> np.ndarray:
+    """``n`` DAGs ``|P^T L P| > threshold``: ``(L, s)`` drawn from the Gaussian ``q``, then ``P``
+    a Gumbel-matching draw on its logits (Hungarian algorithm on logits plus Gumbel noise)."""
+    jnp = jax.numpy
     k_gumbel, k_eps = jax.random.split(key)
-    theta = np.tanh(params["theta"] / LOGIT_BOUND) * LOGIT_BOUND
-    gumbel = np.asarray(jax.random.gumbel(k_gumbel, (n, d, d)), dtype=np.float64)
-    eps = np.asarray(jax.random.normal(k_eps, (n, len(params["mean"]))), dtype=np.float64)
-    perm = hungarian(theta[None] + gumbel).astype(np.float64)
-    std = np.exp(np.tanh(params["log_std"] / LOG_STD_BOUND) * LOG_STD_BOUND)
-    z = params["mean"][None] + std[None] * eps
+
+    def draws(params, k_gumbel, k_eps):
+        std = jnp.exp(_bounded(jax, params["log_std"], LOG_STD_BOUND))
+        z = params["mean"][None] + std[None] * jax.random.normal(k_eps, (n, len(params["mean"])))
+        scores = _logits(jax, params["perm"], z, d, opts["bcd_factorized"]) + jax.random.gumbel(k_gumbel, (n, d, d))
+        return z, scores
+
+    z, scores = jax.jit(draws)(params, k_gumbel, k_eps)
+    perm = hungarian(np.asarray(scores)).astype(np.float64)
     rows, cols = np.tril_indices(d, -1)
     lower = np.zeros((n, d, d))
-    lower[:, rows, cols] = z[:, : len(rows)]
+    lower[:, rows, cols] = np.asarray(z, dtype=np.float64)[:, : len(rows)]
     w = np.einsum("bai,bac,bcj->bij", perm, lower, perm)
-    return np.abs(w) > threshold
+    return np.abs(w) > opts["bcd_threshold"]
