@@ -152,3 +152,19 @@ def test_an_unconverged_reference_neither_passes_nor_fails_a_method():
     failing = rows.assign(**{"within floor": [False, True]})
     assert check.reference_summary(failing)["verdict"].iloc[0] == verdicts.DOES_NOT_HOLD
     assert check.reference_summary(failing)["statement"].iloc[0] == check.REFERENCE_STATEMENT
+
+
+def test_the_study_runs_the_reference_check_from_its_parameters():
+    import importlib
+
+    exact_check = importlib.import_module("causaleval.studies.bayesian_cd_ate.exact_check")
+
+    p = {"methods": ["mc3"], "seeds": [0], "sample_sizes": [50, 80], "expected_edges": 4.0, "noise_sd": 0.5,
+         "pc_alpha": 0.05, "ges_score": "bic", "cpdag_rule": "random_extension", "mc3_burn_in": 2000, "mc3_thin": 10,
+         "method_options": {}, "exact_draws": 300, "exact_draws_by_method": {}, "reference_nodes": [4],
+         "reference_burn_in": 2000, "reference_thin": 20, "reference_draws": 500}
+    table, summary = exact_check.reference_check(p)
+    assert list(table["n"]) == [50, 80] and (table["d"] == 4).all() and (table["draws"] == 300).all()
+    assert list(table["method"]) == ["mc3"] * 2 and (table["reference draws"] == 1000).all()
+    assert summary["statement"].iloc[0] == check.REFERENCE_STATEMENT
+    assert exact_check.reference_check(p | {"reference_nodes": []})[0].empty

@@ -195,8 +195,11 @@ class Reference:
 def long_chain_reference(data: pd.DataFrame, *, burn_in: int, thin: int, n_draws: int,
                          seeds: tuple[int, int] = REFERENCE_SEEDS) -> Reference:
     """Two MC3 chains on ``data`` (seeds ``seeds``), each ``burn_in + n_draws * thin`` steps keeping
-    ``n_draws`` states, pooled into a :class:`Reference` (module notes). Cost: about 10 us a step at
-    d = 11 and 20 us at d = 20 on the project's machine (``benchmarks/bench_mc3_reference.py``)."""
+    ``n_draws`` states, pooled into a :class:`Reference` (module notes). Cost on the project's machine
+    (``benchmarks/bench_mc3_reference.py``): about 4.4 us a step on Sachs (d = 11), 25-29 us at d = 20
+    (the study's dense synthetic posteriors, about 115-130 edges a DAG); burn-in 1,000,000, thin 1,000
+    and 2,000 draws, 3,000,000 steps a chain, take about 26 CPU s for both chains at d = 11 and 150-175 s
+    at d = 20."""
     options = {"mc3_burn_in": int(burn_in), "mc3_thin": int(thin)}
     start = time.process_time()
     f1, f2 = (sample_posterior("mc3", data, n_samples=n_draws, seed=s, options=options).mean(axis=0) for s in seeds)
