@@ -90,3 +90,81 @@ def test_two_runs_of_a_long_chain_agree_and_a_short_or_stuck_one_does_not(wrong)
     assert check.two_run_gap("mc3", data, n_draws=500, seeds=(0, 1), options=long)["agree"]
     stuck = check.two_run_gap("one_dag_per_seed", data, n_draws=500, seeds=(0, 1), options={})
     assert stuck["gap"] == 1.0 and not stuck["agree"]
+
+
+REFERENCE = {"burn_in": 5000, "thin": 50, "n_draws": 2000}
+
+
+def test_the_long_chain_reference_converges_to_the_exact_marginals():
+    data = chain_data(0)
+    ref = check.long_chain_reference(data, **REFERENCE)
+    assert ref.converged and ref.draws == 4000 and ref.seeds == check.REFERENCE_SEEDS
+    off = ~np.eye(4, dtype=bool)
+    truth = exact.edge_marginals(data)[off]
+    error = np.abs(ref.frequencies[off] - truth).max()
+    assert error <= check.FACTOR * check.binomial_error(truth, ref.draws, 10**9, 0)[0]
+    assert ref.edges == pytest.approx(ref.frequencies.sum())
+    short = check.long_chain_reference(chain_data(0, d=5), burn_in=0, thin=1, n_draws=500)
+    assert not short.converged  # 500 consecutive states from the empty graph
+
+
+def test_the_floor_of_independent_draws_shrinks_with_draws_and_with_the_reference():
+    p = np.linspace(0, 1, 30)
+    few, many = check.binomial_error(p, 100, 10**6, 0), check.binomial_error(p, 2000, 10**6, 0)
+    assert many[0] < few[0] / 3 and many[1] < few[1] / 3  # about 1 / sqrt(N): sqrt(20) = 4.5
+    assert check.binomial_error(p, 2000, 2000, 0)[1] > many[1] * 1.2  # a reference of 2000 draws adds its own error
+    assert check.binomial_error(np.zeros(30), 50, 50, 0) == (0.0, 0.0)
+
+
+def test_mc3_agrees_with_its_long_chain_reference_and_a_uniform_sampler_does_not(wrong):
+    data_sets = [({"seed": 0}, chain_data(0)), ({"seed": 1}, chain_data(1))]
+    table = check.reference_check(["mc3", "uniform_dags"], data_sets, n_draws=1000, options=MC3, reference=REFERENCE)
+    assert len(table) == 4 and table["reference converged"].all()
+    summary = check.reference_summary(table).set_index("method")
+    assert summary.loc["mc3", "verdict"] == verdicts.HOLDS
+    assert summary.loc["uniform_dags", "verdict"] == verdicts.DOES_NOT_HOLD
+    assert summary.loc["uniform_dags", "within floor"] == "0 of 2"
+    rows = table.set_index("method")
+    assert (rows.loc["uniform_dags", "edges"] - rows.loc["uniform_dags", "reference edges"]).abs().min() > 0.5
+
+
+def test_a_reference_run_once_serves_every_method_and_must_match_the_data(wrong):
+    data = chain_data(0)
+    ref = check.long_chain_reference(data, **REFERENCE)
+    table = check.reference_check(["mc3", "uniform_dags"], [({"seed": 0}, data)], n_draws=500, options=MC3,
+                                  reference=[ref], draws_by_method={"uniform_dags": 50}).set_index("method")
+    assert table.loc["uniform_dags", "draws"] == 50
+    off = ~np.eye(4, dtype=bool)
+    floor = check.binomial_error(ref.frequencies[off], 50, ref.draws, 0)
+    assert (table.loc["uniform_dags", "max floor"], table.loc["uniform_dags", "mean floor"]) == pytest.approx(floor)
+    assert table.loc["mc3", "max floor"] < table.loc["uniform_dags", "max floor"]
+    with pytest.raises(ValueError, match="one each"):
+        check.reference_check(["mc3"], [({"seed": 0}, data)] * 2, n_draws=10, options=MC3, reference=[ref])
+    with pytest.raises(ValueError, match="columns"):
+        check.reference_check(["mc3"], [({"seed": 0}, chain_data(0, d=5))], n_draws=10, options=MC3, reference=[ref])
+
+
+def test_an_unconverged_reference_neither_passes_nor_fails_a_method():
+    rows = pd.DataFrame({"method": "m", "within floor": [True, False], "reference converged": [True, False],
+                         "max error": [0.02, 0.3], "max floor": [0.02, 0.05]})
+    assert check.reference_summary(rows)["verdict"].iloc[0] == verdicts.UNDECIDED
+    assert check.reference_summary(rows.iloc[[0]])["verdict"].iloc[0] == verdicts.HOLDS
+    failing = rows.assign(**{"within floor": [False, True]})
+    assert check.reference_summary(failing)["verdict"].iloc[0] == verdicts.DOES_NOT_HOLD
+    assert check.reference_summary(failing)["statement"].iloc[0] == check.REFERENCE_STATEMENT
+
+
+def test_the_study_runs_the_reference_check_from_its_parameters():
+    import importlib
+
+    exact_check = importlib.import_module("causaleval.studies.bayesian_cd_ate.exact_check")
+
+    p = {"methods": ["mc3"], "seeds": [0], "sample_sizes": [50, 80], "expected_edges": 4.0, "noise_sd": 0.5,
+         "pc_alpha": 0.05, "ges_score": "bic", "cpdag_rule": "random_extension", "mc3_burn_in": 2000, "mc3_thin": 10,
+         "method_options": {}, "exact_draws": 300, "exact_draws_by_method": {}, "reference_nodes": [4],
+         "reference_burn_in": 2000, "reference_thin": 20, "reference_draws": 500}
+    table, summary = exact_check.reference_check(p)
+    assert list(table["n"]) == [50, 80] and (table["d"] == 4).all() and (table["draws"] == 300).all()
+    assert list(table["method"]) == ["mc3"] * 2 and (table["reference draws"] == 1000).all()
+    assert summary["statement"].iloc[0] == check.REFERENCE_STATEMENT
+    assert exact_check.reference_check(p | {"reference_nodes": []})[0].empty

@@ -28,14 +28,41 @@ Its reference is the same statistic for two independent sets of ``N`` draws of i
 the two runs' pooled frequencies ``(f1 + f2) / 2`` (binomial), the mean over :data:`FLOOR_REPLICATES`
 simulated pairs. Runs whose gap is within ``FACTOR`` times the reference agree as well as independent
 draws would: a chain that has not forgotten its start, or whose kept states are too correlated, gives a
-larger gap. Emezue et al. (2023) compare the methods only by their downstream ATE distributions; both
-checks are the kit's.
+larger gap. Emezue et al. (2023) compare the methods only by their downstream ATE distributions; the
+three checks here are the kit's.
+
+**Long-chain reference** (:func:`long_chain_reference`, :func:`reference_check`), for ``d`` beyond
+enumeration (Sachs's 11, the study's 20): the target is the same as the exact check's, the BGe posterior
+under a uniform prior over DAGs, and MC3 samples it; a long MC3 run stands in for the enumeration. Two
+chains (seeds ``a``, ``b``) of ``burn_in`` steps and ``n_draws`` kept states every ``thin`` steps give
+edge frequencies ``r1``, ``r2``; the reference is their mean ``r = (r1 + r2) / 2`` over ``N_ref = 2
+n_draws`` states, and it is *converged* when the two chains pass the two-run diagnostic (``gap <= FACTOR
+* reference`` above). It is an estimate: agreeing chains can still share a mode they both failed to
+leave, and its states are correlated, which the floor below does not model beyond what the two-chain
+agreement allows (within ``FACTOR`` of independent draws). A method's ``N`` DAGs, at edge frequencies
+``f``, are off by
+
+    max error = max_{i != j} |f_ij - r_ij|,   mean error = mean_{i != j} |f_ij - r_ij|,
+
+and the *floor* of each is its mean over :data:`FLOOR_REPLICATES` simulations of the same statistic
+between ``N`` and ``N_ref`` independent draws of independent edges, both binomial at ``r``: the error
+of a perfect sampler of ``N`` draws against a reference of ``N_ref`` independent draws (the reference's
+own sampling error included). A method is within the floor on a data set when both errors are at most
+``FACTOR`` times their floors. :func:`reference_summary` states per method whether it agrees with the
+long-chain MC3 reference (:data:`REFERENCE_STATEMENT`): ``does not hold`` when it is outside the floor on
+a data set whose reference converged, ``holds`` when it is within the floor on every data set and every
+reference converged, ``undecided`` otherwise (an unconverged reference can neither pass nor fail a
+method). Edge marginals are a coarser target than the DAG distribution (a sampler can match every
+marginal and still miss their dependence); at d = 11 and 20 they are what a sample of a few thousand
+DAGs can estimate.
 """
 
 from __future__ import annotations
 
+import time
 import warnings
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -49,6 +76,8 @@ FACTOR = 2.0  # within the floor: TV (or gap) at most twice what exact (or indep
 MAX_FLOOR = 0.1  # the exact check can tell only where i.i.d. exact draws are this close to the posterior
 FLOOR_REPLICATES = 5  # sets of exact (or independent) draws averaged into a floor
 STATEMENT = "samples the exact posterior"
+REFERENCE_STATEMENT = "agrees with the long-chain MC3 reference"
+REFERENCE_SEEDS = (1000, 1001)  # the reference chains' seeds: apart from the study's data seeds
 
 
 def tv_floor(data: pd.DataFrame | np.ndarray, n_draws: int, seed: int) -> float:
@@ -111,15 +140,143 @@ def _range(values: pd.Series, fmt: str = ".2f") -> str:
     return f"{low:{fmt}}" if f"{low:{fmt}}" == f"{high:{fmt}}" else f"{low:{fmt}}-{high:{fmt}}"
 
 
+def binomial_error(p: np.ndarray, n1: int, n2: int, seed: int) -> tuple[float, float]:
+    """The max and the mean over the entries of ``|X / n1 - Y / n2|``, ``X ~ Bin(n1, p)`` and ``Y ~
+    Bin(n2, p)`` independent per entry of ``p`` (a vector of edge frequencies), each averaged over
+    :data:`FLOOR_REPLICATES` simulations from ``default_rng(seed)``: how far apart two sets of ``n1``
+    and ``n2`` independent draws of independent edges at frequencies ``p`` are by sampling alone."""
+    p = np.asarray(p, dtype=float)
+    n = np.array([n1, n2])[None, :, None]
+    draws = np.random.default_rng(seed).binomial(n, p, size=(FLOOR_REPLICATES, 2, len(p))) / n
+    diff = np.abs(draws[:, 0] - draws[:, 1])
+    return float(diff.max(axis=1).mean()), float(diff.mean(axis=1).mean())
+
+
+def chain_gap(f1: np.ndarray, f2: np.ndarray, n_draws: int, seed: int) -> dict[str, float]:
+    """The two-run diagnostic (module notes) of two runs' ``d x d`` edge frequencies ``f1``, ``f2`` of
+    ``n_draws`` DAGs each: ``gap``, its independent-draws ``reference`` (:func:`binomial_error` at the
+    pooled frequencies) and whether ``gap <= FACTOR * reference`` (``agree``)."""
+    off = ~np.eye(len(f1), dtype=bool)
+    reference = binomial_error(((f1 + f2) / 2)[off], n_draws, n_draws, seed)[0]
+    gap = float(np.abs(f1 - f2)[off].max())
+    return {"gap": gap, "reference": reference, "agree": gap <= FACTOR * reference}
+
+
 def two_run_gap(method: str, data: pd.DataFrame, *, n_draws: int, seeds: tuple[int, int],
                 options: Mapping[str, Any]) -> dict[str, float]:
     """The two-run diagnostic of the module notes: ``gap``, its independent-draws ``reference`` and
     whether ``gap <= FACTOR * reference`` (``agree``)."""
     f1, f2 = (sample_posterior(method, data, n_samples=n_draws, seed=s, options=options).mean(axis=0) for s in seeds)
-    off = ~np.eye(data.shape[1], dtype=bool)
-    pooled = ((f1 + f2) / 2)[off]
-    rng = np.random.default_rng(seeds[0])
-    draws = rng.binomial(n_draws, pooled, size=(FLOOR_REPLICATES, 2, len(pooled))) / n_draws
-    reference = float(np.abs(draws[:, 0] - draws[:, 1]).max(axis=1).mean())
-    gap = float(np.abs(f1 - f2)[off].max())
-    return {"gap": gap, "reference": reference, "agree": gap <= FACTOR * reference}
+    return chain_gap(f1, f2, n_draws, seeds[0])
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A long-chain MC3 reference (module notes): the pooled ``d x d`` edge ``frequencies`` of ``draws``
+    kept states (both chains), the chains' ``gap`` and its independent-draws ``gap_reference``,
+    whether they agree (``converged``), the chains' settings and their CPU ``seconds``."""
+
+    frequencies: np.ndarray
+    draws: int
+    gap: float
+    gap_reference: float
+    converged: bool
+    burn_in: int
+    thin: int
+    seeds: tuple[int, int]
+    seconds: float
+
+    @property
+    def edges(self) -> float:
+        """Expected edges per DAG under the reference, ``sum_{i != j} r_ij``."""
+        return float(self.frequencies.sum())
+
+
+def long_chain_reference(data: pd.DataFrame, *, burn_in: int, thin: int, n_draws: int,
+                         seeds: tuple[int, int] = REFERENCE_SEEDS) -> Reference:
+    """Two MC3 chains on ``data`` (seeds ``seeds``), each ``burn_in + n_draws * thin`` steps keeping
+    ``n_draws`` states, pooled into a :class:`Reference` (module notes). Cost on the project's machine
+    (``benchmarks/bench_mc3_reference.py``): about 4.4 us a step on Sachs (d = 11), 25-29 us at d = 20
+    (the study's dense synthetic posteriors, about 115-130 edges a DAG); burn-in 1,000,000, thin 1,000
+    and 2,000 draws, 3,000,000 steps a chain, take about 26 CPU s for both chains at d = 11 and 150-175 s
+    at d = 20."""
+    options = {"mc3_burn_in": int(burn_in), "mc3_thin": int(thin)}
+    start = time.process_time()
+    f1, f2 = (sample_posterior("mc3", data, n_samples=n_draws, seed=s, options=options).mean(axis=0) for s in seeds)
+    seconds = time.process_time() - start
+    gap = chain_gap(f1, f2, n_draws, seeds[0])
+    return Reference(frequencies=(f1 + f2) / 2, draws=2 * n_draws, gap=gap["gap"], gap_reference=gap["reference"],
+                     converged=bool(gap["agree"]), burn_in=int(burn_in), thin=int(thin), seeds=tuple(seeds),
+                     seconds=seconds)
+
+
+def reference_check(methods: Sequence[str], data_sets: Sequence[tuple[Mapping[str, Any], pd.DataFrame]], *,
+                    n_draws: int, options: Mapping[str, Any], reference: Mapping[str, Any] | Sequence[Reference],
+                    draws_by_method: Mapping[str, int] | None = None) -> pd.DataFrame:
+    """One row per (data set, method) of the long-chain reference check (module notes). ``data_sets``
+    pairs labels (which must hold the ``seed`` the method runs with) with data; ``reference`` is either
+    the keyword arguments of :func:`long_chain_reference` (``burn_in``, ``thin``, ``n_draws``, optionally
+    ``seeds``), run once per data set, or one :class:`Reference` per data set, already run. A method
+    draws ``n_draws`` DAGs (``draws_by_method[method]`` for those named there) with ``options``. Columns:
+    the labels, ``method``, ``draws``, ``max error`` and ``mean error`` against the reference, their
+    floors (``max floor``, ``mean floor``), ``within floor`` (both errors at most ``FACTOR`` times their
+    floors), ``edges`` and ``reference edges`` (expected edges per DAG), the reference's ``reference
+    draws``, ``reference gap``, ``gap reference`` and ``reference converged``, the method's CPU
+    ``seconds`` and its warnings (``notes``, kept, not printed)."""
+    if isinstance(reference, Mapping):
+        references = [long_chain_reference(data, **reference) for _, data in data_sets]
+    else:
+        references = list(reference)
+        if len(references) != len(data_sets):
+            raise ValueError(f"{len(references)} references for {len(data_sets)} data sets; expected one each")
+    rows = []
+    for (labels, data), ref in zip(data_sets, references):
+        seed = int(labels["seed"])
+        d = data.shape[1]
+        if ref.frequencies.shape != (d, d):
+            raise ValueError(f"reference of shape {ref.frequencies.shape} for data of {d} columns")
+        off = ~np.eye(d, dtype=bool)
+        r = ref.frequencies[off]
+        floors: dict[int, tuple[float, float]] = {}
+        for method in methods:
+            n = int((draws_by_method or {}).get(method, n_draws))
+            if n not in floors:
+                floors[n] = binomial_error(r, n, ref.draws, seed)
+            max_floor, mean_floor = floors[n]
+            start = time.process_time()
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                dags = sample_posterior(method, data, n_samples=n, seed=seed, options=options)
+            seconds = time.process_time() - start
+            error = np.abs(dags.mean(axis=0)[off] - r)
+            max_error, mean_error = float(error.max()), float(error.mean())
+            rows.append({**labels, "method": method, "draws": n, "max error": max_error, "max floor": max_floor,
+                         "mean error": mean_error, "mean floor": mean_floor,
+                         "within floor": max_error <= FACTOR * max_floor and mean_error <= FACTOR * mean_floor,
+                         "edges": float(dags.sum(axis=(1, 2)).mean()), "reference edges": ref.edges,
+                         "reference draws": ref.draws, "reference gap": ref.gap, "gap reference": ref.gap_reference,
+                         "reference converged": ref.converged, "seconds": seconds,
+                         "notes": "; ".join(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))})
+    return pd.DataFrame(rows)
+
+
+def reference_summary(table: pd.DataFrame) -> pd.DataFrame:
+    """Per method of :func:`reference_check`'s table: whether it agrees with the long-chain MC3
+    reference (module notes), the data sets within the floor, those whose reference converged, and
+    the range of its max error and of max error / max floor."""
+    rows = []
+    for method, g in table.groupby("method", sort=False):
+        converged = g["reference converged"].astype(bool)
+        within = g["within floor"].astype(bool)
+        if not within[converged].all():
+            verdict = verdicts.DOES_NOT_HOLD
+        elif converged.all():
+            verdict = verdicts.HOLDS
+        else:
+            verdict = verdicts.UNDECIDED
+        rows.append({"method": method, "statement": REFERENCE_STATEMENT, "verdict": verdict,
+                     "within floor": f"{int(within.sum())} of {len(g)}",
+                     "reference converged": f"{int(converged.sum())} of {len(g)}",
+                     "max error": _range(g["max error"]), "max floor": _range(g["max floor"]),
+                     "max error / floor": _range(g["max error"] / g["max floor"], ".1f")})
+    return pd.DataFrame(rows)

@@ -15,6 +15,18 @@ numbers in Tables 1-3.
 on a d = 5 data set of the exact check, on Sachs (d = 11) and on a d = ``n_nodes`` data set of the
 smallest sample size, keeping :data:`DIAGNOSTIC_DRAWS` states, and compares the two runs' edge
 frequencies (:func:`causaleval.bayes.check.two_run_gap`).
+
+:func:`reference_check` goes beyond enumeration: at each d of ``reference_nodes`` (11: Sachs; any other:
+the study's synthetic data with that many nodes, seed ``seeds[0]``, at each of ``sample_sizes``, not
+standardised, as the study runs them) a long MC3 run is the reference
+(:func:`causaleval.bayes.check.long_chain_reference`: two chains of ``reference_burn_in`` steps, then
+``reference_draws`` states every ``reference_thin`` steps each) and every method's edge marginals are
+compared with it (:func:`causaleval.bayes.check.reference_check`; the same BGe posterior as the exact
+check's, so the same target). Measured (``benchmarks/bench_mc3_reference.py``): Sachs's chains agree
+from burn-in 100,000, thin 500, 5,000 draws (23 CPU s for both); at d = 20 with n = 20 from burn-in
+1,000,000, thin 1,000, 2,000 draws (174 s); at d = 20 with n = 100 not within 5,000,000 steps a chain
+(max edge gap 0.12-0.13 against 0.04-0.07 for independent draws), so that reference is reported as not
+converged and its rows decide nothing.
 """
 
 from __future__ import annotations
@@ -75,3 +87,37 @@ def mc3_convergence(p: Mapping[str, Any]) -> pd.DataFrame:
                      "max edge gap": gap["gap"], "independent draws": gap["reference"],
                      f"within {check.FACTOR:g}x": gap["agree"]})
     return pd.DataFrame(rows)
+
+
+def reference_check(p: Mapping[str, Any]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The long-chain reference check of every method in ``p["methods"]`` (module notes) and its
+    per-method verdicts (:func:`causaleval.bayes.check.reference_summary`), methods by the paper's
+    names. Parameters read from ``p``, besides the study's (``methods``, ``seeds``, ``sample_sizes``,
+    ``expected_edges``, ``noise_sd``, the methods' options):
+
+    * ``reference_nodes`` (list of int; ``[]`` skips the check and returns two empty tables): 11 is
+      Sachs (853 rows); any other d is the study's synthetic data with d nodes at seed ``seeds[0]`` and
+      each of ``sample_sizes``. Recommended ``[11, 20]``.
+    * ``reference_burn_in``, ``reference_thin`` (int): each reference chain's discarded steps and the
+      steps between kept states. Recommended 1,000,000 and 1,000.
+    * ``reference_draws`` (int): states kept per chain (the reference pools both chains). Recommended 2,000.
+    * ``reference_method_draws`` (int, optional; default ``exact_draws``) and ``exact_draws_by_method``
+      (fewer draws for the methods named there, e.g. DiBS's particles): each method's DAGs per data set.
+    """
+    empty = pd.DataFrame()
+    if not p.get("reference_nodes"):
+        return empty, empty
+    data_sets = []
+    for d in p["reference_nodes"]:
+        if d == 11:
+            data_sets.append(({"data": "Sachs", "d": 11, "n": 853, "seed": p["seeds"][0]}, sachs()[1]))
+        else:
+            data_sets += [({"data": "synthetic", "d": d, "n": n, "seed": p["seeds"][0]},
+                           synthetic(p["seeds"][0], n, d, p["expected_edges"], p["noise_sd"])[1])
+                          for n in p["sample_sizes"]]
+    reference = {"burn_in": p["reference_burn_in"], "thin": p["reference_thin"], "n_draws": p["reference_draws"]}
+    table = check.reference_check(p["methods"], data_sets, n_draws=p.get("reference_method_draws", p["exact_draws"]),
+                                  options=_options(p), reference=reference,
+                                  draws_by_method=p.get("exact_draws_by_method"))
+    table = table.assign(method=table["method"].map(paper_name))
+    return table, check.reference_summary(table)
