@@ -162,7 +162,8 @@ def test_the_study_runs_the_reference_check_from_its_parameters():
     p = {"methods": ["mc3"], "seeds": [0], "sample_sizes": [50, 80], "expected_edges": 4.0, "noise_sd": 0.5,
          "pc_alpha": 0.05, "ges_score": "bic", "cpdag_rule": "random_extension", "mc3_burn_in": 2000, "mc3_thin": 10,
          "method_options": {}, "exact_draws": 300, "exact_draws_by_method": {}, "reference_nodes": [4],
-         "reference_burn_in": 2000, "reference_thin": 20, "reference_draws": 500}
+         "reference_burn_in": 2000, "reference_thin": 20, "reference_draws": 500,
+         "reference_method_draws": 300}
     table, summary = exact_check.reference_check(p)
     assert list(table["n"]) == [50, 80] and (table["d"] == 4).all() and (table["draws"] == 300).all()
     assert list(table["method"]) == ["mc3"] * 2 and (table["reference draws"] == 1000).all()

@@ -20,10 +20,10 @@ from typing import Any
 import pandas as pd
 
 from causaleval import parallel, params
-from causaleval.bayes.check import check_summary
+from causaleval.bayes.check import check_summary, reference_summary
 from causaleval.studies.bayesian_cd_ate.claims import claims, claims_text
 from causaleval.studies.bayesian_cd_ate.data import sachs, settings, synthetic
-from causaleval.studies.bayesian_cd_ate.exact_check import exact_check, labelled, mc3_convergence
+from causaleval.studies.bayesian_cd_ate.exact_check import exact_check, labelled, mc3_convergence, reference_check
 from causaleval.studies.bayesian_cd_ate.figures import figure2, figure3
 from causaleval.studies.bayesian_cd_ate.paper import (
     CHOSEN_PAIR, PAPER_NAMES, PAPER_PAIR, PAPER_SCALE, PAPER_TABLES, SEVEN, paper_table,
@@ -37,7 +37,8 @@ STUDY = "06_bayesian_cd_ate"
 
 __all__ = ["CHOSEN_PAIR", "PAPER_NAMES", "PAPER_PAIR", "PAPER_SCALE", "PAPER_SCALE_DIR", "PAPER_TABLES", "SEVEN", "STUDY", "agreement", "check_params", "check_summary",
            "claims", "claims_text", "config", "describe_run", "exact_check", "figure3_text", "figure2", "figure3", "grid", "is_scale_run", "labelled", "layout", "left_out", "load_run",
-           "mc3_convergence", "methods_table", "not_run", "pair_scores", "paper_table", "per_seed", "run", "run_trial", "sachs",
+           "mc3_convergence", "methods_table", "not_run", "pair_scores", "paper_table", "per_seed", "reference_check",
+           "reference_summary", "run", "run_trial", "sachs",
            "settings", "summary_table", "summary_text", "synthetic", "table_setting", "weighted_unique"]
 
 

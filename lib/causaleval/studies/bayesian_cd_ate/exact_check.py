@@ -64,14 +64,22 @@ def exact_check(p: Mapping[str, Any]) -> pd.DataFrame:
     return table.assign(method=table["method"].map(paper_name))
 
 
-def labelled(table: pd.DataFrame, summary: pd.DataFrame | None) -> pd.DataFrame:
+def labelled(table: pd.DataFrame, summary: pd.DataFrame | None, reference: pd.DataFrame | None = None) -> pd.DataFrame:
     """A table in the paper's layout (:func:`.tables.layout`) with a column saying, per method, whether
     it samples the exact posterior (:func:`causaleval.bayes.check.check_summary`'s verdict, its DAG TV and
-    floor ranges): a method that does not is labelled so beside its numbers; ``summary`` None (the
-    check not run) or a method not in it: "not checked"."""
+    floor ranges) and, given the long-chain reference check's ``reference`` summary
+    (:func:`causaleval.bayes.check.reference_summary`), one saying whether it agrees with that reference
+    (verdict, max edge error and floor ranges): a method that does not is labelled so beside its numbers;
+    a summary None or empty (the check not run) or a method not in it: "not checked"."""
     said = {} if summary is None else {
         row["method"]: f"{row['verdict']} (DAG TV {row['DAG TV']}, floor {row['floor']})" for _, row in summary.iterrows()}
-    return table.assign(**{check.STATEMENT: [said.get(m, "not checked") for m in table["method"]]})
+    out = table.assign(**{check.STATEMENT: [said.get(m, "not checked") for m in table["method"]]})
+    if reference is None:
+        return out
+    agreed = {} if reference.empty else {
+        row["method"]: f"{row['verdict']} (max error {row['max error']}, floor {row['max floor']})"
+        for _, row in reference.iterrows()}
+    return out.assign(**{check.REFERENCE_STATEMENT: [agreed.get(m, "not checked") for m in table["method"]]})
 
 
 def mc3_convergence(p: Mapping[str, Any]) -> pd.DataFrame:
@@ -101,11 +109,11 @@ def reference_check(p: Mapping[str, Any]) -> tuple[pd.DataFrame, pd.DataFrame]:
     * ``reference_burn_in``, ``reference_thin`` (int): each reference chain's discarded steps and the
       steps between kept states. Recommended 1,000,000 and 1,000.
     * ``reference_draws`` (int): states kept per chain (the reference pools both chains). Recommended 2,000.
-    * ``reference_method_draws`` (int, optional; default ``exact_draws``) and ``exact_draws_by_method``
+    * ``reference_method_draws`` (int) and ``exact_draws_by_method``
       (fewer draws for the methods named there, e.g. DiBS's particles): each method's DAGs per data set.
     """
     empty = pd.DataFrame()
-    if not p.get("reference_nodes"):
+    if not p["reference_nodes"]:
         return empty, empty
     data_sets = []
     for d in p["reference_nodes"]:
@@ -116,8 +124,8 @@ def reference_check(p: Mapping[str, Any]) -> tuple[pd.DataFrame, pd.DataFrame]:
                            synthetic(p["seeds"][0], n, d, p["expected_edges"], p["noise_sd"])[1])
                           for n in p["sample_sizes"]]
     reference = {"burn_in": p["reference_burn_in"], "thin": p["reference_thin"], "n_draws": p["reference_draws"]}
-    table = check.reference_check(p["methods"], data_sets, n_draws=p.get("reference_method_draws", p["exact_draws"]),
+    table = check.reference_check(p["methods"], data_sets, n_draws=p["reference_method_draws"],
                                   options=_options(p), reference=reference,
-                                  draws_by_method=p.get("exact_draws_by_method"))
+                                  draws_by_method=p["exact_draws_by_method"])
     table = table.assign(method=table["method"].map(paper_name))
     return table, check.reference_summary(table)
