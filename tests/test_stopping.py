@@ -91,7 +91,7 @@ def test_a_stopped_run_leaves_no_process_and_no_output(tmp_path, how):
     else:
         os.kill(proc.pid, getattr(signal, how))
     try:
-        code = proc.wait(timeout=15)  # a few seconds: the handler interrupts the kernel at once
+        code = proc.wait(timeout=60)  # a few seconds alone: the handler interrupts the kernel at once (60: under load)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -184,7 +184,7 @@ def test_a_run_stopped_while_writing_into_a_figures_folder_leaves_it_byte_identi
         time.sleep(0.2)
     os.kill(proc.pid, signal.SIGTERM)
     try:
-        code = proc.wait(timeout=15)
+        code = proc.wait(timeout=60)  # a few seconds alone; 60 under the load of make test
     finally:
         if proc.poll() is None:
             proc.kill()
