@@ -36,8 +36,11 @@ def lab(tmp_path):
     port = _free_port()
     (tmp_path / "studies").mkdir()
     (tmp_path / "studies" / "09_mine.ipynb").write_text("{}")
+    # SIGINT back to its default in the child: a test run started in the background (``make test &``)
+    # inherits SIGINT ignored, and Python then installs no Ctrl-C handler, so the lab could not be stopped
     proc = subprocess.Popen([sys.executable, "-m", "causaleval", "lab", "--port", str(port)], cwd=tmp_path,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         first = proc.stdout.readline()
         match = re.fullmatch(rf"JupyterLab: http://127\.0\.0\.1:{port}/lab\?token=(\S+)\n", first)
