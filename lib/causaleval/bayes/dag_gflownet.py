@@ -64,7 +64,8 @@ learning rate 100 times theirs and a fifth of their iterations, because their ne
 schedule cost hours per trial on a CPU (Measured); the minibatch is drawn with replacement (theirs
 without); ``P_F`` of a masked edge is exactly 0 (theirs: logit -1e5).
 
-Measured (this machine, one core beside other work; ``gfn_dbg``-style runs of ``train``):
+Measured (this machine, one core beside other work; CPU time of :func:`causaleval.bayes._gfn_jax.train`
+and of the whole method):
 
 * Cost per iteration at d = 5 (batch 32, 8 environments): transformer width 128 (the authors')
   about 280 ms, so their 101,000 iterations take about 8 hours per trial; width 16 with one

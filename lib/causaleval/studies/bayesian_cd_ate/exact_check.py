@@ -71,15 +71,18 @@ def labelled(table: pd.DataFrame, summary: pd.DataFrame | None, reference: pd.Da
     (:func:`causaleval.bayes.check.reference_summary`), one saying whether it agrees with that reference
     (verdict, max edge error and floor ranges): a method that does not is labelled so beside its numbers;
     a summary None or empty (the check not run) or a method not in it: "not checked"."""
-    said = {} if summary is None else {
-        row["method"]: f"{row['verdict']} (DAG TV {row['DAG TV']}, floor {row['floor']})" for _, row in summary.iterrows()}
-    out = table.assign(**{check.STATEMENT: [said.get(m, "not checked") for m in table["method"]]})
+    out = table.assign(**{check.STATEMENT: _said(table, summary, "DAG TV", "floor")})
     if reference is None:
         return out
-    agreed = {} if reference.empty else {
-        row["method"]: f"{row['verdict']} (max error {row['max error']}, floor {row['max floor']})"
-        for _, row in reference.iterrows()}
-    return out.assign(**{check.REFERENCE_STATEMENT: [agreed.get(m, "not checked") for m in table["method"]]})
+    return out.assign(**{check.REFERENCE_STATEMENT: _said(table, reference, "max error", "max floor")})
+
+
+def _said(table: pd.DataFrame, summary: pd.DataFrame | None, error: str, floor: str) -> list[str]:
+    """Per row of ``table``: its method's verdict in ``summary`` with the ``error`` and ``floor`` ranges,
+    or "not checked" (no summary, an empty one, or a method not in it)."""
+    said = {} if summary is None or summary.empty else {
+        row["method"]: f"{row['verdict']} ({error} {row[error]}, floor {row[floor]})" for _, row in summary.iterrows()}
+    return [said.get(m, "not checked") for m in table["method"]]
 
 
 def mc3_convergence(p: Mapping[str, Any]) -> pd.DataFrame:
