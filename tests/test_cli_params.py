@@ -438,8 +438,8 @@ def test_settings_that_cannot_run_are_refused_before_the_kernel_naming_the_param
 
 
 @pytest.mark.parametrize("study, pairs, note", [
-    ("bayesian_cd_ate", [("seeds", "[0]")], "study bayesian_cd_ate: sachs_seeds = 2 is more than the 1 seed(s) of "
-                                            "seeds = [0]: Sachs runs at those 1"),
+    ("bayesian_cd_ate", [("seeds", "[0]"), ("sachs_seeds", "2")],
+     "study bayesian_cd_ate: sachs_seeds = 2 is more than the 1 seed(s) of seeds = [0]: Sachs runs at those 1"),
     ("software_tvd", [("n_dags", "5")], "study software_tvd: n_sensitivity = 10 is more than n_dags = 5: the "
                                         "sensitivity table reruns the 5 networks there are"),
     ("software_tvd", [("network", "asia")], "study software_tvd: n_sensitivity = 10 is not run: with network = 'asia'"),

@@ -118,17 +118,29 @@ def test_exploration_schedule():
     np.testing.assert_allclose(got, [1.0, 1.0, 0.55, 0.1, 0.1])
 
 
-def test_edge_marginals_close_to_the_exact_posterior():
-    """Measured with 3,000 steps and a prefill of 200 on this d = 4 data: mean absolute edge
-    error 0.031, max 0.11, DAG TV 0.18, about 25 s; the untrained policy (1 step): 0.17, 0.58,
-    0.98. Required: mean < 0.06 and TV < 0.4, which the untrained policy misses."""
-    data = chain_data(4)
-    options = {"gfn_steps": 3000, "gfn_prefill": 200}
-    sample = dag_gflownet(data, n_samples=1000, seed=0, options=options)
-    assert exact.edge_distance(sample, data) < 0.06
-    assert exact.dag_tv(sample, data) < 0.4
-    untrained = dag_gflownet(data, n_samples=1000, seed=0, options={"gfn_steps": 1, "gfn_prefill": 0})
-    assert exact.edge_distance(untrained, data) > 0.06
+def test_within_twice_the_floor_of_the_exact_posterior():
+    """Study 6's exact-check data set d = 4, n = 50, seed 0 (standardised), the kit's defaults at
+    20,000 steps (the cosine decay over them), 1,500 samples: measured DAG TV 0.067 against a floor
+    of 0.061 for as many exact draws, about 10 s. Required: within twice the floor (the study's
+    rule), which the untrained policy (1 step) misses."""
+    from causaleval.bayes.check import FACTOR, tv_floor
+    from causaleval.studies.bayesian_cd_ate.data import synthetic
+
+    data = synthetic(0, 50, 4, 4.0, 0.1)[1]
+    data = (data - data.mean()) / data.std(ddof=0)
+    floor = tv_floor(data, 1500, 0)
+    sample = dag_gflownet(data, n_samples=1500, seed=0, options={"gfn_steps": 20000})
+    assert exact.dag_tv(sample, data) <= FACTOR * floor
+    untrained = dag_gflownet(data, n_samples=1500, seed=0, options={"gfn_steps": 1, "gfn_prefill": 0})
+    assert exact.dag_tv(untrained, data) > FACTOR * floor
+
+
+def test_the_final_learning_rate_is_checked():
+    """``gfn_lr_end``: the kit's 1e-5 by default, None (the authors' constant rate) kept, 0 refused."""
+    assert gfn_options({})["gfn_lr_end"] == 1e-5
+    assert gfn_options({"gfn_lr_end": None})["gfn_lr_end"] is None
+    with pytest.raises(ValueError, match="gfn_lr_end=0: expected a positive finite number or None"):
+        gfn_options({"gfn_lr_end": 0})
 
 
 def test_missing_jax_names_the_install_command(monkeypatch):

@@ -260,7 +260,10 @@ def _train(jax, optax, terms: dict, opts: dict[str, Any], key) -> tuple:
     every, prefill = opts["gfn_target_every"], opts["gfn_prefill"]
     key, init_key = jax.random.split(key)
     params = _init(jax, d, opts, init_key)
-    opt = optax.chain(optax.adam(opts["gfn_lr"]), optax.zero_nans())
+    lr = opts["gfn_lr"]
+    if opts["gfn_lr_end"] is not None:  # cosine decay over the updates (module notes)
+        lr = optax.cosine_decay_schedule(lr, opts["gfn_steps"], opts["gfn_lr_end"] / lr)
+    opt = optax.chain(optax.adam(lr), optax.zero_nans())
     eye = jnp.broadcast_to(jnp.eye(d, dtype=bool), (envs, d, d))
     empty = jnp.zeros((envs, d, d), dtype=bool)
 
