@@ -50,11 +50,17 @@ def _alive(pids: set[int]) -> set[int]:
     return alive
 
 
-def _start(tmp_path: Path, tag: str) -> subprocess.Popen:
-    # a short TMPDIR (tmp_path/tmp links to it): the kernel's Unix socket path must stay under 108 bytes,
-    # which pytest-xdist's nested temporary folders exceed
+@pytest.fixture
+def short_tmp(tmp_path):
+    """A short TMPDIR (``tmp_path/tmp`` links to it), removed afterwards: the kernel's Unix socket
+    path must stay under 108 bytes, which pytest-xdist's nested temporary folders exceed."""
     short = Path(tempfile.mkdtemp(prefix="ce-"))
     (tmp_path / "tmp").symlink_to(short)
+    yield short
+    shutil.rmtree(short, ignore_errors=True)
+
+
+def _start(tmp_path: Path, short: Path, tag: str) -> subprocess.Popen:
     env = {**os.environ, "CAUSALEVAL_RUNS": str(tmp_path / "runs"), "CAUSALEVAL_CACHE": str(tmp_path / "cache"),
            "CAUSALEVAL_FIGURES": str(tmp_path / "figures"), "TMPDIR": str(short)}
     return subprocess.Popen([sys.executable, "-m", "causaleval", *ARGS, "--tag", tag], env=env,
@@ -83,8 +89,8 @@ def _wait_for_workers(proc: subprocess.Popen, timeout: float = 120) -> set[int]:
 
 
 @pytest.mark.parametrize("how", ["SIGTERM", "SIGHUP", "SIGKILL", "SIGINT to the group"])
-def test_a_stopped_run_leaves_no_process_and_no_output(tmp_path, how):
-    proc = _start(tmp_path, how.split()[0].lower())
+def test_a_stopped_run_leaves_no_process_and_no_output(tmp_path, short_tmp, how):
+    proc = _start(tmp_path, short_tmp, how.split()[0].lower())
     tree = _wait_for_workers(proc)
     if how == "SIGINT to the group":
         os.killpg(proc.pid, signal.SIGINT)
