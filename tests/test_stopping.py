@@ -62,10 +62,26 @@ def short_tmp(tmp_path):
 
 def _start(tmp_path: Path, short: Path, tag: str) -> subprocess.Popen:
     env = {**os.environ, "CAUSALEVAL_RUNS": str(tmp_path / "runs"), "CAUSALEVAL_CACHE": str(tmp_path / "cache"),
-           "CAUSALEVAL_FIGURES": str(tmp_path / "figures"), "TMPDIR": str(short)}
+           "CAUSALEVAL_FIGURES": str(tmp_path / "figures"), "TMPDIR": str(short), "PYTHONFAULTHANDLER": "1"}
     return subprocess.Popen([sys.executable, "-m", "causaleval", *ARGS, "--tag", tag], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
                             preexec_fn=_die_with_pytest)
+
+
+def _exit_code(proc: subprocess.Popen, timeout: float = 60) -> int:
+    """The stopped run's exit code; a few seconds alone (the handler interrupts the kernel at once),
+    ``timeout`` under the load of make test. A run still alive then is aborted (SIGABRT: with
+    ``PYTHONFAULTHANDLER`` set, Python prints every thread's stack) and the test fails with its stderr."""
+    try:
+        return proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGABRT)
+        try:
+            _, err = proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _, err = proc.communicate()
+        pytest.fail(f"the run did not stop within {timeout} s of the signal; its stderr and stacks:\n{err[-6000:]}")
 
 
 def _die_with_pytest() -> None:
@@ -96,11 +112,7 @@ def test_a_stopped_run_leaves_no_process_and_no_output(tmp_path, short_tmp, how)
         os.killpg(proc.pid, signal.SIGINT)
     else:
         os.kill(proc.pid, getattr(signal, how))
-    try:
-        code = proc.wait(timeout=60)  # a few seconds alone: the handler interrupts the kernel at once (60: under load)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    code = _exit_code(proc)
     deadline = time.monotonic() + 10
     while _alive(tree) and time.monotonic() < deadline:
         time.sleep(0.5)
@@ -169,7 +181,8 @@ def _snapshot(figures: Path) -> dict[str, bytes]:
 
 def _run_slow(tmp_path: Path, n: int, output_dir: str) -> subprocess.Popen:
     env = {**os.environ, "CAUSALEVAL_RUNS": str(tmp_path / "runs"), "CAUSALEVAL_CACHE": str(tmp_path / "cache"),
-           "CAUSALEVAL_FIGURES": str(tmp_path / "figures"), "CAUSALEVAL_STUDIES": str(tmp_path / "studies")}
+           "CAUSALEVAL_FIGURES": str(tmp_path / "figures"), "CAUSALEVAL_STUDIES": str(tmp_path / "studies"),
+           "PYTHONFAULTHANDLER": "1"}
     return subprocess.Popen([sys.executable, "-m", "causaleval", "run", "slow", "-p", "n", str(n), "-p", "output_dir",
                              output_dir, "--tag", f"n{n}"], env=env, cwd=tmp_path, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True, preexec_fn=_die_with_pytest)
@@ -189,11 +202,7 @@ def test_a_run_stopped_while_writing_into_a_figures_folder_leaves_it_byte_identi
         assert time.monotonic() < deadline, "the run wrote no table within the time limit"
         time.sleep(0.2)
     os.kill(proc.pid, signal.SIGTERM)
-    try:
-        code = proc.wait(timeout=60)  # a few seconds alone; 60 under the load of make test
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    code = _exit_code(proc)
     err = proc.stderr.read()
     assert code != 0 and "study slow was stopped (SIGTERM)" in err, err[-2000:]
     assert "figures/01_slow/variant/ are unchanged" in err, err[-2000:]  # printed from where the user stands
