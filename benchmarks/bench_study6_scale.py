@@ -19,8 +19,8 @@ data set are learned by the kit's PC and GES and by causal-learn's (the cross-ch
 script fails (exit 1) if a CPDAG differs.
 
 ``--whole`` measures instead of extrapolating: the wall time of the whole notebook at
-``notebooks/params/06.paper_scale.yaml`` (bootstrap PC, bootstrap GES and MC3 at the paper's
-scale, every trial, table and figure), run by ``causaleval run`` with the YAML's ``n_jobs``
+``notebooks/params/06.paper_scale.yaml`` (the seven methods at the paper's scale for 8 of its
+26 seeds, every trial, table and figure), run by ``causaleval run`` with the YAML's ``n_jobs``
 worker processes (joblib; no server is started) and BLAS at one thread each. It writes that run's
 outputs to ``figures/06_bayesian_cd_ate/paper_scale/``, as the committed run did.
 """

@@ -28,7 +28,16 @@ def test_dibs_deterministic_acyclic_bool_stack():
     assert _acyclic(a).all()
 
 
-@pytest.mark.parametrize("bad", [{"dibs_steps": 0}, {"dibs_steps": 2.5}, {"dibs_edges_per_node": True}])
+def test_dibs_particles_are_drawn_in_turn():
+    """``dibs_particles = k``: a run of ``k`` particles, sample ``j`` is particle ``j mod k``."""
+    opts = {"dibs_steps": 50, "dibs_particles": 2}
+    particles = POSTERIORS["dibs"](_data(), n_samples=2, seed=3, options={"dibs_steps": 50})
+    drawn = POSTERIORS["dibs"](_data(), n_samples=5, seed=3, options=opts)
+    assert np.array_equal(drawn, particles[[0, 1, 0, 1, 0]])
+
+
+@pytest.mark.parametrize("bad", [{"dibs_steps": 0}, {"dibs_steps": 2.5}, {"dibs_edges_per_node": True},
+                                 {"dibs_particles": 0}, {"dibs_particles": 1.5}])
 def test_dibs_refuses_bad_options(bad):
     key = next(iter(bad))
     with pytest.raises(ValueError, match=key):

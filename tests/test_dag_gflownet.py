@@ -142,6 +142,16 @@ def test_the_final_learning_rate_is_checked():
         gfn_options({"gfn_lr_end": 0})
 
 
+@pytest.mark.parametrize("option, expected", [({"gfn_lr": 0}, "gfn_lr=0: expected a positive finite number"),
+                                              ({"gfn_lr": float("inf")}, "gfn_lr=inf: expected a positive"),
+                                              ({"gfn_lr": True}, "gfn_lr=True: expected a positive"),
+                                              ({"gfn_min_exploration": 1.5}, "gfn_min_exploration=1.5: expected a number in"),
+                                              ({"gfn_min_exploration": "0"}, "gfn_min_exploration='0': expected a number in")])
+def test_rates_out_of_range_are_refused(option, expected):
+    with pytest.raises(ValueError, match=expected):
+        gfn_options(option)
+
+
 def test_missing_jax_names_the_install_command(monkeypatch):
     monkeypatch.setitem(__import__("sys").modules, "optax", None)
     with pytest.raises(ImportError, match=r'pip install -e "\.\[bayes\]"'):

@@ -8,13 +8,19 @@ n_particles, steps)``. The columns are standardised first. ``n_samples`` maps to
 one: ``n_particles = n_samples`` SVGD particles, each particle's hard graph (the DiBS latent
 ``Z`` thresholded at its final inverse temperature) one sample, each of weight ``1/n_samples``
 (the empirical DiBS posterior; the mixture re-weighting of Lorch et al. Sec. 4.3 is not used).
+With the option ``dibs_particles = k`` (default None: one particle per sample) the run has ``k``
+particles and sample ``j`` is particle ``j mod k``, so each particle keeps weight ``1/k`` within
+rounding (``n_samples / k`` copies each): the same empirical posterior at a cost set by ``k``.
+SVGD's kernel grows with the square of the particles, so the paper's 1,000 DAGs per posterior as
+1,000 particles cost hours a trial at d = 20 (``benchmarks/README.md``); study 6's paper-scale run
+uses ``k = 20``, the dibs authors' example.
 
 Particles are not guaranteed acyclic. A cyclic particle is replaced by a uniform draw (seeded)
 among the acyclic particles of the same run, and a warning says how many (study 6 keeps it in
 the method's counts row). A run with no acyclic particle is refused.
 
-Options (``options``): ``dibs_steps`` (SVGD steps, default 1000) and ``dibs_edges_per_node`` (prior,
-default 1); every other setting is ``dibs-lib``'s default (kernel, step size, annealing schedules,
+Options (``options``): ``dibs_steps`` (SVGD steps, default 1000), ``dibs_edges_per_node`` (prior,
+default 1) and ``dibs_particles`` (above); every other setting is ``dibs-lib``'s default (kernel, step size, annealing schedules,
 BGe prior). Emezue et al. (2023, App. B) state none of DiBS's settings; they say their baselines
 "follow Deleu et al. (2022)". dibs-lib 1.3.3 has no default number of steps (``MarginalDiBS.sample``
 requires ``steps``); its authors' example of marginal BGe inference (``examples/dibs_marginal.ipynb``
@@ -46,6 +52,10 @@ DEFAULTS: dict[str, int] = {"dibs_steps": 1000, "dibs_edges_per_node": 1}
 def dibs(data: pd.DataFrame, *, n_samples: int, seed: int, options: Mapping[str, Any]) -> np.ndarray:
     """``n_samples`` DAGs from Marginal DiBS with BGe (module notes); deterministic per seed."""
     opts = integer_options("dibs", options, DEFAULTS)
+    k = options.get("dibs_particles")
+    if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1):
+        raise ValueError(f"dibs option dibs_particles={k!r}: expected a positive integer or None")
+    k = n_samples if k is None else int(k)
     jax, inference, models = optional_modules("dibs", "jax", "dibs.inference", "dibs.models")
     x = standardized("dibs", data)
     d = x.shape[1]
@@ -56,15 +66,15 @@ def dibs(data: pd.DataFrame, *, n_samples: int, seed: int, options: Mapping[str,
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        g = np.asarray(model.sample(key=jax.random.PRNGKey(seed), n_particles=n_samples, steps=opts["dibs_steps"],
+        g = np.asarray(model.sample(key=jax.random.PRNGKey(seed), n_particles=k, steps=opts["dibs_steps"],
                                     callback_every=None, callback=None))
     g = g.astype(bool)
     ok = _acyclic(g)
     cyclic = int((~ok).sum())
     if not ok.any():
-        raise RuntimeError(f"dibs: all {n_samples} particles are cyclic (steps={opts['dibs_steps']}); raise dibs_steps")
+        raise RuntimeError(f"dibs: all {k} particles are cyclic (steps={opts['dibs_steps']}); raise dibs_steps")
     if cyclic:
         rng = np.random.default_rng(seed)
         g[~ok] = g[rng.choice(np.flatnonzero(ok), size=cyclic)]
-        warnings.warn(f"dibs: {cyclic} of {n_samples} particles cyclic, replaced by acyclic ones", stacklevel=2)
-    return g
+        warnings.warn(f"dibs: {cyclic} of {k} particles cyclic, replaced by acyclic ones", stacklevel=2)
+    return g[np.arange(n_samples) % k]
