@@ -12,6 +12,7 @@ import sys
 import nbformat
 import pandas as pd
 import pytest
+import yaml
 from PIL import Image
 
 from causaleval import params, paths, report
@@ -76,6 +77,16 @@ def test_every_notebook_has_a_schema_naming_its_parameters_and_accepting_its_def
         defaults = params.defaults(notebook)
         assert set(params.schema(notebook.stem)) == set(defaults), notebook.name
         params.check(notebook.stem, defaults)
+
+
+def test_every_committed_parameter_file_fits_its_study():
+    """``notebooks/params/NN.*.yaml`` (the paper-scale and check runs the README names) pass the
+    schema of study NN, so a run of one is not refused at its start."""
+    notebooks = {path.stem[:2]: path for path in studies().values()}
+    files = sorted((paths.NOTEBOOKS / "params").glob("*.yaml"))
+    assert files
+    for path in files:
+        params.check(notebooks[path.name[:2]].stem, yaml.safe_load(path.read_text()))
 
 
 @pytest.mark.parametrize("entry, problem", [
