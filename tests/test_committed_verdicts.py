@@ -92,3 +92,14 @@ def test_the_vocabulary_has_one_word_for_a_reading_dependent_claim():
     assert verdicts.by_reading({"a": True, "b": False})[0] == verdicts.DEPENDS_ON_READING
     assert verdicts.by_reading({"a": True, "b": True})[0] is None  # the readings agree: judge it as one
     assert re.search(r"true under a \(1 of 2", verdicts.by_reading({"a": True, "b": False})[1])
+
+
+#: column names of a run-time measurement: it varies by run and machine, so it belongs in an output
+#: named ``measured_*`` (git ignores those), never in a committed table that must rerun bit for bit
+TIMING = re.compile(r"second|runtime|cpu|wall|elapsed|\btime\b|duration", re.IGNORECASE)
+
+
+@pytest.mark.parametrize("path", [p for p in TABLES if not p.name.startswith("measured_")], ids=_label)
+def test_committed_tables_hold_no_run_time(path):
+    timing = [c for c in pd.read_csv(path, nrows=0).columns if TIMING.search(str(c))]
+    assert not timing, f"{_label(path)}: run-time columns {timing} change on every rerun; save them as measured_*"
