@@ -3,9 +3,11 @@ atomic writes, provenance that identifies the code, and check-figures.
 
 Only two tests start a kernel, on a two-cell notebook in a temporary folder."""
 
+import inspect
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -469,8 +471,9 @@ def test_every_option_a_kit_method_reads_is_declared_and_a_plugins_own_are_check
     declared = {group: set(specs) for group, specs in spec.options.items()}
     assert set(declared) == {"bootstrap_pc", "bootstrap_ges", "mc3", *(m.__name__.rsplit(".", 1)[1]
                                                                        for m in (bcd_nets, dag_gflownet, dibs, gadget))}
-    for module in (bcd_nets, dag_gflownet, dibs, gadget):
-        assert declared[module.__name__.rsplit(".", 1)[1]] == set(module.DEFAULTS)
+    for module in (bcd_nets, dag_gflownet, dibs, gadget):  # read: its DEFAULTS and any options.get("...")
+        read = set(module.DEFAULTS) | set(re.findall(r'options\.get\("(\w+)"', inspect.getsource(module)))
+        assert declared[module.__name__.rsplit(".", 1)[1]] == read, module.__name__
     assert set().union(*declared.values()) >= set(POSTERIOR_OPTIONS)
     posteriors.register_posterior("_test_own", options={"own_steps": {"type": "int", "min": 1}})(lambda *a, **k: None)
     try:
