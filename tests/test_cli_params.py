@@ -467,14 +467,20 @@ def test_every_option_a_kit_method_reads_is_declared_and_a_plugins_own_are_check
     from causaleval.bayes import bcd_nets, dag_gflownet, dibs, gadget, posteriors
     from causaleval.studies.bayesian_cd_ate import POSTERIOR_OPTIONS
 
-    spec = params.schema("bayesian_cd_ate")["method_options"]
-    declared = {group: set(specs) for group, specs in spec.options.items()}
-    assert set(declared) == {"bootstrap_pc", "bootstrap_ges", "mc3", *(m.__name__.rsplit(".", 1)[1]
-                                                                       for m in (bcd_nets, dag_gflownet, dibs, gadget))}
-    for module in (bcd_nets, dag_gflownet, dibs, gadget):  # read: its DEFAULTS and any options.get("...")
-        read = set(module.DEFAULTS) | set(re.findall(r'options\.get\("(\w+)"', inspect.getsource(module)))
-        assert declared[module.__name__.rsplit(".", 1)[1]] == read, module.__name__
+    groups = params.schema("bayesian_cd_ate")["method_options"].option_groups()
+    declared = {group: set(specs) for group, specs in groups.items()}
+    kit = {m.__name__.rsplit(".", 1)[1]: m for m in (bcd_nets, dag_gflownet, dibs, gadget)}
+    assert set(declared) >= {"bootstrap_pc", "bootstrap_ges", "mc3", *kit}
+    for name, module in kit.items():  # each reads its options through method_options, over its DEFAULTS
+        source = inspect.getsource(module)
+        assert declared[name] == set(module.DEFAULTS), name
+        assert f'method_options("{name}", options, DEFAULTS)' in source, name
+        assert not re.search(r"options(\.get\(|\[)", source), name
     assert set().union(*declared.values()) >= set(POSTERIOR_OPTIONS)
+    with pytest.raises(params.ParameterError, match=r"method_options\['dibs_particles'\] = 0 \(int\): expected int >= 1"):
+        params.check("bayesian_cd_ate", {"method_options": {"dibs_particles": 0}})
+    with pytest.raises(params.ParameterError, match=r"^dibs option dibs_particles=0 \(int\): expected int >= 1"):
+        posteriors.method_options("dibs", {"dibs_particles": 0}, dibs.DEFAULTS)
     posteriors.register_posterior("_test_own", options={"own_steps": {"type": "int", "min": 1}})(lambda *a, **k: None)
     try:
         params.check("bayesian_cd_ate", {"method_options": {"own_steps": 3}})

@@ -271,16 +271,27 @@ def check(study: str, values: Mapping[str, Any]) -> None:
                                  f"({type(found).__name__}): expected {expected}{hint}")
 
 
+def check_option(owner: str, name: str, declaration: Mapping[str, Any], value: Any) -> None:
+    """Raise :class:`ParameterError` if ``value`` does not fit ``declaration`` (an entry of a schema,
+    e.g. ``{"type": "int | None", "min": 1}``), naming ``owner``, the option, the value and what was
+    expected: ``dibs option dibs_particles=0 (int): expected int >= 1 | None``. The check a posterior
+    method makes of its own options, by the same grammar as the study's parameters."""
+    spec = _spec(name, declaration, Path(owner))
+    problem = _problem(spec, spec.type, value, name)
+    if problem:
+        where, found, expected = problem
+        raise ParameterError(f"{owner} option {where}={_short(found)} ({type(found).__name__}): expected {expected}")
+
+
 def _problem(spec: Spec, t: Type, value: Any, where: str) -> tuple[str, Any, str] | None:
     """``(position, value, expected)`` of the first mismatch inside ``value``, or None."""
     if t.kind == "union":
         for alt in t.args:
             if _shallow(alt, value):
                 return _problem(spec, alt, value, where)
-        return where, value, spec.describe(t)
+        return where, value, _finite(value) + spec.describe(t)
     if not _shallow(t, value):
-        finite = "finite " if isinstance(value, float) and not math.isfinite(value) else ""
-        return where, value, finite + spec.describe(t)
+        return where, value, _finite(value) + spec.describe(t)
     if t.kind == "list":
         if spec.min_items is not None and len(value) < spec.min_items:
             return where, value, spec.describe(t)
@@ -318,6 +329,11 @@ def _problem(spec: Spec, t: Type, value: Any, where: str) -> tuple[str, Any, str
     if allowed is not None and value not in allowed:
         return where, value, spec.leaf(t.kind) + _registry_hint(spec)
     return None
+
+
+def _finite(value: Any) -> str:
+    """``"finite "`` before what was expected when ``value`` is an infinite or NaN float."""
+    return "finite " if isinstance(value, float) and not math.isfinite(value) else ""
 
 
 def _undeclared(key: str, groups: Mapping[str, Mapping[str, Spec]]) -> str:

@@ -128,41 +128,22 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from causaleval.bayes.posteriors import integer_options, optional_modules, register_posterior, standardized
+from causaleval.bayes.posteriors import method_options, optional_modules, register_posterior, standardized
 
 DEFAULTS: dict[str, Any] = {"bcd_steps": 2000, "bcd_batch": 64, "bcd_lr": 1e-2, "bcd_sinkhorn_iters": 20,
                             "bcd_temperature": 0.2, "bcd_threshold": 0.3, "bcd_horseshoe_scale": None,
                             "bcd_edges_per_node": 1.0, "bcd_factorized": False}
-
-
-def _number(key: str, v: Any, strict: bool) -> float:
-    ok = not isinstance(v, bool) and isinstance(v, (int, float, np.integer, np.floating)) and v < np.inf
-    if not ok or (v <= 0 if strict else v < 0):
-        expected = "a positive finite number" if strict else "a finite number >= 0"
-        raise ValueError(f"bcd_nets option {key}={v!r}: expected {expected}")
-    return float(v)
+DECLARED: dict[str, dict[str, Any]] = {
+    "bcd_steps": {"type": "int", "min": 1}, "bcd_batch": {"type": "int", "min": 1},
+    "bcd_lr": {"type": "float", "above": 0}, "bcd_sinkhorn_iters": {"type": "int", "min": 1},
+    "bcd_temperature": {"type": "float", "above": 0}, "bcd_threshold": {"type": "float", "min": 0},
+    "bcd_horseshoe_scale": {"type": "float | None", "above": 0}, "bcd_edges_per_node": {"type": "float", "above": 0},
+    "bcd_factorized": {"type": "bool"}}
 
 
 def bcd_options(options: Mapping[str, Any]) -> dict[str, Any]:
-    """The ``bcd_*`` options of ``options`` over :data:`DEFAULTS`, checked (module notes)."""
-    out = dict(DEFAULTS)
-    out.update({k: v for k, v in options.items() if k in DEFAULTS})
-    counts = {k: DEFAULTS[k] for k in ("bcd_steps", "bcd_batch", "bcd_sinkhorn_iters")}
-    out.update({k: int(v) for k, v in integer_options("bcd_nets", options, counts).items()})
-    for key in ("bcd_lr", "bcd_temperature", "bcd_edges_per_node"):
-        out[key] = _number(key, out[key], strict=True)
-    out["bcd_threshold"] = _number("bcd_threshold", out["bcd_threshold"], strict=False)
-    scale = out["bcd_horseshoe_scale"]
-    if scale is not None:
-        try:
-            out["bcd_horseshoe_scale"] = _number("bcd_horseshoe_scale", scale, strict=True)
-        except ValueError:
-            raise ValueError(f"bcd_nets option bcd_horseshoe_scale={scale!r}: "
-                             "expected None (the authors' rule) or a positive finite number") from None
-    if not isinstance(out["bcd_factorized"], (bool, np.bool_)):
-        raise ValueError(f"bcd_nets option bcd_factorized={out['bcd_factorized']!r}: expected True or False")
-    out["bcd_factorized"] = bool(out["bcd_factorized"])
-    return out
+    """The ``bcd_*`` options of ``options`` over :data:`DEFAULTS`, checked against :data:`DECLARED`."""
+    return method_options("bcd_nets", options, DEFAULTS)
 
 
 def horseshoe_scale(d: int, n: int, edges_per_node: float) -> float:
@@ -173,7 +154,7 @@ def horseshoe_scale(d: int, n: int, edges_per_node: float) -> float:
     return 2 * edges_per_node / (math.sqrt(n) * gap) if gap > 0 else 1 / (2 * d)
 
 
-@register_posterior("bcd_nets")
+@register_posterior("bcd_nets", options=DECLARED)
 def bcd_nets(data: pd.DataFrame, *, n_samples: int, seed: int, options: Mapping[str, Any]) -> np.ndarray:
     """Fit BCD Nets' variational posterior to ``data`` and return ``n_samples`` DAGs (module notes)."""
     opts = bcd_options(options)

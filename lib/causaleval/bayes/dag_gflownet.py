@@ -116,7 +116,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from causaleval.bayes.posteriors import integer_options, optional_modules, register_posterior
+from causaleval.bayes.posteriors import method_options, optional_modules, register_posterior
 
 PAPER: dict[str, Any] = {"gfn_steps": 100000, "gfn_prefill": 1000, "gfn_envs": 8, "gfn_batch": 32, "gfn_lr": 1e-5,
                          "gfn_min_exploration": 0.1, "gfn_replay": 100000, "gfn_target_every": 1000,
@@ -127,41 +127,23 @@ DEFAULTS: dict[str, Any] = PAPER | {"gfn_network": "mlp", "gfn_layers": 2, "gfn_
                                     "gfn_lr_end": 1e-5}
 COUNTS = ("gfn_steps", "gfn_envs", "gfn_batch", "gfn_replay", "gfn_target_every", "gfn_width", "gfn_layers",
           "gfn_head_layers")
+DECLARED: dict[str, dict[str, Any]] = {key: {"type": "int", "min": 1} for key in COUNTS} | {
+    "gfn_network": {"type": "str", "choices_from": "causaleval.bayes.dag_gflownet:NETWORKS"},
+    "gfn_width": {"type": "int", "min": 2}, "gfn_prefill": {"type": "int", "min": 0}, "gfn_lr": {"type": "float", "above": 0},
+    "gfn_lr_end": {"type": "float | None", "above": 0}, "gfn_min_exploration": {"type": "float", "min": 0, "max": 1}}
 
 
 def gfn_options(options: Mapping[str, Any]) -> dict[str, Any]:
-    """The ``gfn_*`` options of ``options`` over :data:`DEFAULTS`, checked (module notes)."""
-    out = dict(DEFAULTS)
-    out.update({k: v for k, v in options.items() if k in DEFAULTS})
-    out.update({k: int(v) for k, v in integer_options("dag_gflownet", options, {k: DEFAULTS[k] for k in COUNTS}).items()})
-    if out["gfn_network"] not in NETWORKS:
-        raise ValueError(f"dag_gflownet option gfn_network={out['gfn_network']!r}: expected one of {', '.join(NETWORKS)}")
-    prefill = out["gfn_prefill"]
-    if isinstance(prefill, bool) or not isinstance(prefill, (int, np.integer)) or prefill < 0:
-        raise ValueError(f"dag_gflownet option gfn_prefill={prefill!r}: expected a non-negative integer")
-    out["gfn_prefill"] = int(prefill)
+    """The ``gfn_*`` options of ``options`` over :data:`DEFAULTS`, checked against :data:`DECLARED`
+    and against each other (module notes)."""
+    out = method_options("dag_gflownet", options, DEFAULTS)
     if out["gfn_network"] == "transformer" and out["gfn_width"] % 2:
         raise ValueError(f"dag_gflownet option gfn_width={out['gfn_width']}: expected an even number "
                          "(4 heads of key size gfn_width / 2)")
     if out["gfn_replay"] < out["gfn_batch"]:
         raise ValueError(f"dag_gflownet option gfn_replay={out['gfn_replay']}: expected at least "
                          f"gfn_batch={out['gfn_batch']} (the buffer must hold one minibatch)")
-    out["gfn_lr"] = _number(out, "gfn_lr", 0, np.inf, "a positive finite number")
-    out["gfn_min_exploration"] = _number(out, "gfn_min_exploration", 0, 1, "a number in [0, 1]", closed=True)
-    if out["gfn_lr_end"] is not None:
-        out["gfn_lr_end"] = _number(out, "gfn_lr_end", 0, np.inf, "a positive finite number or None")
     return out
-
-
-def _number(options: Mapping[str, Any], name: str, low: float, high: float, expected: str,
-            closed: bool = False) -> float:
-    """``options[name]`` as a float in ``(low, high)`` (``[low, high]`` if ``closed``), else a ValueError
-    naming the option and ``expected``."""
-    value = options[name]
-    number = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
-    if not number or not (low <= value <= high if closed else low < value < high):
-        raise ValueError(f"dag_gflownet option {name}={value!r}: expected {expected}")
-    return float(value)
 
 
 def delta_scores(data: pd.DataFrame, adj: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
@@ -178,7 +160,7 @@ def delta_scores(data: pd.DataFrame, adj: np.ndarray, i: np.ndarray, j: np.ndarr
         return np.asarray(out, dtype=float)
 
 
-@register_posterior("dag_gflownet")
+@register_posterior("dag_gflownet", options=DECLARED)
 def dag_gflownet(data: pd.DataFrame, *, n_samples: int, seed: int, options: Mapping[str, Any]) -> np.ndarray:
     """Train a DAG-GFlowNet on ``data`` and return ``n_samples`` DAGs from it (module notes)."""
     opts = gfn_options(options)

@@ -42,20 +42,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from causaleval.bayes.posteriors import integer_options, optional_modules, register_posterior, standardized
+from causaleval.bayes.posteriors import method_options, optional_modules, register_posterior, standardized
 from causaleval.graphs import _acyclic
 
-DEFAULTS: dict[str, int] = {"dibs_steps": 1000, "dibs_edges_per_node": 1}
+DEFAULTS: dict[str, Any] = {"dibs_steps": 1000, "dibs_edges_per_node": 1, "dibs_particles": None}
+DECLARED = {"dibs_steps": {"type": "int", "min": 1}, "dibs_edges_per_node": {"type": "int", "min": 1},
+            "dibs_particles": {"type": "int | None", "min": 1}}
 
 
-@register_posterior("dibs")
+@register_posterior("dibs", options=DECLARED)
 def dibs(data: pd.DataFrame, *, n_samples: int, seed: int, options: Mapping[str, Any]) -> np.ndarray:
     """``n_samples`` DAGs from Marginal DiBS with BGe (module notes); deterministic per seed."""
-    opts = integer_options("dibs", options, DEFAULTS)
-    k = options.get("dibs_particles")
-    if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1):
-        raise ValueError(f"dibs option dibs_particles={k!r}: expected a positive integer or None")
-    k = n_samples if k is None else int(k)
+    opts = method_options("dibs", options, DEFAULTS)
+    k = n_samples if opts["dibs_particles"] is None else opts["dibs_particles"]
     jax, inference, models = optional_modules("dibs", "jax", "dibs.inference", "dibs.models")
     x = standardized("dibs", data)
     d = x.shape[1]

@@ -36,15 +36,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from causaleval.bayes.posteriors import integer_options, optional_modules, register_posterior, standardized
+from causaleval.bayes.posteriors import method_options, optional_modules, register_posterior, standardized
 
 DEFAULTS: dict[str, int] = {"gadget_burn_in": 1000, "gadget_thin": 10, "gadget_K": 12, "gadget_chains": 4}
 
 
-@register_posterior("gadget")
+@register_posterior("gadget", options={key: {"type": "int", "min": 1} for key in DEFAULTS})
 def gadget(data: pd.DataFrame, *, n_samples: int, seed: int, options: Mapping[str, Any]) -> np.ndarray:
     """``n_samples`` DAGs from Gadget's MCMC with BGe (module notes); deterministic per seed."""
-    opts = integer_options("gadget", options, DEFAULTS)
+    opts = method_options("gadget", options, DEFAULTS)
     (sumu,) = optional_modules("gadget", "sumu")
     x = standardized("gadget", data)
     d = x.shape[1]

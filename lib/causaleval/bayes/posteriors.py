@@ -16,7 +16,8 @@ study 6 checks its ``method_options`` before the kernel starts and refuses a mis
 
     @register_posterior("my_sampler", options={"my_steps": {"type": "int", "min": 1}})
 
-The kit's methods declare theirs in ``notebooks/06_bayesian_cd_ate.params.yaml``.
+and reads them through :func:`method_options`, which checks them by the same declarations when the
+method is called from Python. The kit's methods declare theirs the same way.
 
 Built in (Emezue et al. 2023, Sec. 3.1 and App. B.3; REFERENCES.md):
 
@@ -52,6 +53,7 @@ import pandas as pd
 from causaleval.graphs.bitsets import bits
 from causaleval.graphs.extensions import NoExtension, consistent_extension, mec_members
 from causaleval.graphs import CausalGraph, _acyclic
+from causaleval.params import check_option
 from causaleval.plugins import check_name
 
 PosteriorFn = Callable[..., np.ndarray]
@@ -88,14 +90,18 @@ def optional_modules(method: str, *modules: str) -> tuple[ModuleType, ...]:
     return tuple(sys.modules[name] for name in modules)
 
 
-def integer_options(method: str, options: Mapping[str, Any], defaults: Mapping[str, int]) -> dict[str, int]:
-    """The options of ``options`` named in ``defaults`` over ``defaults``, each checked to be a
-    positive integer (the error names ``method``, the option and its value)."""
+def method_options(method: str, options: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict[str, Any]:
+    """The options of ``options`` that ``method`` declares (:data:`OPTIONS`) over ``defaults``, each
+    checked against its declaration by :func:`causaleval.params.check_option` (the error names the
+    method, the option, its value and what was expected). Numpy scalars are read as Python ones and
+    an integer given for a ``float`` option as a float."""
+    declared = OPTIONS[method]
     out = dict(defaults)
-    out.update({k: v for k, v in options.items() if k in defaults})
+    out.update({k: v.item() if isinstance(v, np.generic) else v for k, v in options.items() if k in declared})
     for key, value in out.items():
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{method} option {key}={value!r}: expected a positive integer")
+        check_option(method, key, declared[key], value)
+        if isinstance(value, int) and not isinstance(value, bool) and "int" not in declared[key]["type"]:
+            out[key] = float(value)
     return out
 
 
@@ -185,7 +191,11 @@ def _bootstrap(data: pd.DataFrame, n_samples: int, seed: int, rule: str,
     return np.stack(out)
 
 
-@register_posterior("bootstrap_pc")
+_CPDAG_RULE = {"type": "str", "choices_from": "causaleval.bayes.posteriors:CPDAG_RULES"}
+
+
+@register_posterior("bootstrap_pc", options={"pc_alpha": {"type": "float", "above": 0, "below": 1},
+                                             "cpdag_rule": _CPDAG_RULE})
 def bootstrap_pc(data: pd.DataFrame, *, n_samples: int, seed: int, options: Mapping[str, Any]) -> np.ndarray:
     """Bootstrap PC-stable (Fisher-z at ``options["pc_alpha"]``), see the module notes."""
     from causaleval.learn.learners import pc
@@ -195,7 +205,8 @@ def bootstrap_pc(data: pd.DataFrame, *, n_samples: int, seed: int, options: Mapp
                       lambda d: pc(d, ci_test="fisher_z", alpha=alpha, seed=seed))
 
 
-@register_posterior("bootstrap_ges")
+@register_posterior("bootstrap_ges", options={"ges_score": {"type": "str", "choices": ["bic", "bge"]},
+                                              "cpdag_rule": _CPDAG_RULE})
 def bootstrap_ges(data: pd.DataFrame, *, n_samples: int, seed: int, options: Mapping[str, Any]) -> np.ndarray:
     """Bootstrap GES with the Gaussian ``options["ges_score"]``, see the module notes."""
     from causaleval.learn.ges import ges
@@ -204,7 +215,7 @@ def bootstrap_ges(data: pd.DataFrame, *, n_samples: int, seed: int, options: Map
     return _bootstrap(data, n_samples, seed, options["cpdag_rule"], lambda d: ges(d, score=score).graph)
 
 
-@register_posterior("mc3")
+@register_posterior("mc3", options={"mc3_burn_in": {"type": "int", "min": 0}, "mc3_thin": {"type": "int", "min": 1}})
 def mc3(data: pd.DataFrame, *, n_samples: int, seed: int, options: Mapping[str, Any]) -> np.ndarray:
     """Structure MCMC with the BGe score, see the module notes."""
     from causaleval.learn.ges import BGeScore
