@@ -32,7 +32,7 @@ converged and its rows decide nothing.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import pandas as pd
 
@@ -100,13 +100,24 @@ def mc3_convergence(p: Mapping[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def reference_check(p: Mapping[str, Any]) -> tuple[pd.DataFrame, pd.DataFrame]:
+class ReferenceCheck(NamedTuple):
+    """The long-chain reference check of a run: ``table``, one row per data set and method, without
+    the methods' CPU ``seconds``, which vary by run and machine and are ``seconds`` apart (the data
+    set and method keys, then ``seconds``), so a saved ``table`` is the same on every rerun; and the
+    per-method verdicts, ``summary``."""
+
+    table: pd.DataFrame
+    summary: pd.DataFrame
+    seconds: pd.DataFrame
+
+
+def reference_check(p: Mapping[str, Any]) -> ReferenceCheck:
     """The long-chain reference check of every method in ``p["methods"]`` (module notes) and its
     per-method verdicts (:func:`causaleval.bayes.check.reference_summary`), methods by the paper's
-    names. Parameters read from ``p``, besides the study's (``methods``, ``seeds``, ``sample_sizes``,
+    names, as a :class:`ReferenceCheck`. Parameters read from ``p``, besides the study's (``methods``, ``seeds``, ``sample_sizes``,
     ``expected_edges``, ``noise_sd``, the methods' options):
 
-    * ``reference_nodes`` (list of int; ``[]`` skips the check and returns two empty tables): 11 is
+    * ``reference_nodes`` (list of int; ``[]`` skips the check and returns empty tables): 11 is
       Sachs (853 rows); any other d is the study's synthetic data with d nodes at seed ``seeds[0]`` and
       each of ``sample_sizes``. Recommended ``[11, 20]``.
     * ``reference_burn_in``, ``reference_thin`` (int): each reference chain's discarded steps and the
@@ -115,9 +126,8 @@ def reference_check(p: Mapping[str, Any]) -> tuple[pd.DataFrame, pd.DataFrame]:
     * ``reference_method_draws`` (int) and ``exact_draws_by_method``
       (fewer draws for the methods named there, e.g. DiBS's particles): each method's DAGs per data set.
     """
-    empty = pd.DataFrame()
     if not p["reference_nodes"]:
-        return empty, empty
+        return ReferenceCheck(pd.DataFrame(), pd.DataFrame(), pd.DataFrame())
     data_sets = []
     for d in p["reference_nodes"]:
         if d == 11:
@@ -131,4 +141,5 @@ def reference_check(p: Mapping[str, Any]) -> tuple[pd.DataFrame, pd.DataFrame]:
                                   options=_options(p), reference=reference,
                                   draws_by_method=p["exact_draws_by_method"])
     table = table.assign(method=table["method"].map(paper_name))
-    return table, check.reference_summary(table)
+    keys = [*data_sets[0][0], "method"]
+    return ReferenceCheck(table.drop(columns="seconds"), check.reference_summary(table), table[[*keys, "seconds"]])
