@@ -489,3 +489,13 @@ def test_every_option_a_kit_method_reads_is_declared_and_a_plugins_own_are_check
     finally:
         posteriors.POSTERIORS.pop("_test_own")
         posteriors.OPTIONS.pop("_test_own")
+
+
+def test_a_parameter_given_twice_in_a_params_file_is_refused_with_its_line(tmp_path):
+    """YAML keeps the last of two equal keys silently; a parameter file must not run a value its reader misses."""
+    file = tmp_path / "twice.yaml"
+    file.write_text("seeds: [0]\nsachs: true\nseeds: [0, 1]\n")
+    with pytest.raises(ValueError, match=r"(?s)twice.yaml: cannot be read as YAML .*key 'seeds' given twice.*line 3"):
+        cli._params_file(file)
+    file.write_text("seeds: [0]\nmethod_options: {dibs_steps: 5}\n")
+    assert cli._params_file(file) == [("seeds", "[0]"), ("method_options", "{dibs_steps: 5}")]

@@ -499,10 +499,29 @@ def _paper_data_runs() -> list[tuple[str, dict[str, Any], str]]:
     return runs
 
 
+class _UniqueKeys(yaml.SafeLoader):
+    """YAML's safe loader, but a key given twice in one mapping is refused (YAML keeps the last one
+    silently, so a parameter written twice would run with the value a reader may not see)."""
+
+
+def _unique_mapping(loader: _UniqueKeys, node: yaml.MappingNode, deep: bool = False) -> dict:
+    seen: set = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if isinstance(key, str) and key in seen:
+            raise yaml.constructor.ConstructorError(None, None, f"key {key!r} given twice", key_node.start_mark)
+        seen.add(key if isinstance(key, str) else id(key_node))
+    return loader.construct_mapping(node, deep)
+
+
+_UniqueKeys.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _unique_mapping)
+
+
 def _params_file(path: Path) -> list[tuple[str, str]]:
-    """``-p`` pairs from a YAML mapping of parameter names to values (refused otherwise, naming the file)."""
+    """``-p`` pairs from a YAML mapping of parameter names to values (refused otherwise, naming the file;
+    a name given twice is refused with its line)."""
     try:
-        values = yaml.safe_load(path.read_text())
+        values = yaml.load(path.read_text(), Loader=_UniqueKeys)
     except (OSError, yaml.YAMLError) as err:
         raise ValueError(f"--params-file {path}: cannot be read as YAML ({err})") from None
     if not isinstance(values, dict) or not all(isinstance(k, str) for k in values):
