@@ -44,6 +44,22 @@ def test_dibs_refuses_bad_options(bad):
         POSTERIORS["dibs"](_data(), n_samples=2, seed=0, options=bad)
 
 
+@pytest.mark.parametrize(("d", "expected"), [(4, 1), (5, 1), (6, 2), (11, 2), (20, 2)])
+def test_dibs_prior_is_the_authors_two_edges_per_node_where_that_is_a_prior(d, expected):
+    """dibs-lib's default of 2 edges per node has edge probability 4 / (d - 1), not below 1 for d <= 5."""
+    from causaleval.bayes.dibs import edges_per_node
+
+    assert edges_per_node(d, None) == expected
+    assert edges_per_node(d, 1) == 1
+
+
+@pytest.mark.parametrize(("d", "k", "message"), [(5, 2, "expected at most 1 or None"),
+                                                 (3, None, "needs at least 4 variables")])
+def test_dibs_refuses_a_prior_whose_edge_probability_is_not_below_one(d, k, message):
+    with pytest.raises(ValueError, match=rf"dibs_edges_per_node={k}: on {d} variables .* not below 1 .*{message}"):
+        POSTERIORS["dibs"](_data(d), n_samples=2, seed=0, options={"dibs_steps": 5, "dibs_edges_per_node": k})
+
+
 def test_dibs_names_the_extra_when_missing(monkeypatch):
     real = builtins.__import__
 

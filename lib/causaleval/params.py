@@ -20,7 +20,8 @@ Every study notebook ``notebooks/NN_<study>.ipynb`` has a schema beside it,
   or ``choices_from`` (``module:attribute``, a collection, a mapping's keys, or a function
   returning one) restrict every scalar inside it, ``min_items`` bounds every list's length.
 * ``options`` (on a ``dict[str, ...]``) declares the keys it may hold, grouped by what reads
-  them (study 6's ``method_options``, by posterior method)::
+  them (e.g. by posterior method; study 6's ``method_options`` takes all its groups from
+  ``options_from``, where each method declares its own)::
 
       method_options:
         type: "dict[str, int | float | str]"

@@ -1,7 +1,8 @@
 """Study 6 at the paper's scale: the committed run of ``notebooks/params/06.paper_scale.yaml``.
 
-That run is the notebook itself at Emezue et al. (2023)'s scale (26 seeds, d = 20 with n = 20
-and 100, Sachs, 1,000 DAGs per posterior) for the methods it lists; it writes its outputs under
+That run is the notebook itself at Emezue et al. (2023)'s scale (d = 20 with n = 20 and 100,
+Sachs, 1,000 DAGs per posterior) for the methods and the seeds it lists (the paper has 26 seeds;
+the parameter file says how many it runs, and the stamp records them); it writes its outputs under
 ``figures/06_bayesian_cd_ate/paper_scale/``. The notebook at its defaults reads back the per-seed
 means over pairs (``per_seed.csv``), Figure 3's distributions and the counts, with the parameters
 from the provenance stamp, and recomputes the tables and the claims from them with the same
