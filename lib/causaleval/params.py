@@ -275,8 +275,8 @@ def check(study: str, values: Mapping[str, Any]) -> None:
 def check_option(owner: str, name: str, declaration: Mapping[str, Any], value: Any) -> None:
     """Raise :class:`ParameterError` if ``value`` does not fit ``declaration`` (an entry of a schema,
     e.g. ``{"type": "int | None", "min": 1}``), naming ``owner``, the option, the value and what was
-    expected: ``dibs option dibs_particles=0 (int): expected int >= 1 | None``. The check a posterior
-    method makes of its own options, by the same grammar as the study's parameters."""
+    expected: ``dibs option dibs_particles=0 (int): expected int >= 1``. The check a posterior method
+    makes of its own options, by the same grammar as the study's parameters."""
     spec = _spec(name, declaration, Path(owner))
     problem = _problem(spec, spec.type, value, name)
     if problem:

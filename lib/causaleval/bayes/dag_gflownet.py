@@ -129,8 +129,9 @@ COUNTS = ("gfn_steps", "gfn_envs", "gfn_batch", "gfn_replay", "gfn_target_every"
           "gfn_head_layers")
 DECLARED: dict[str, dict[str, Any]] = {key: {"type": "int", "min": 1} for key in COUNTS} | {
     "gfn_network": {"type": "str", "choices_from": "causaleval.bayes.dag_gflownet:NETWORKS"},
-    "gfn_width": {"type": "int", "min": 2}, "gfn_prefill": {"type": "int", "min": 0}, "gfn_lr": {"type": "float", "above": 0},
-    "gfn_lr_end": {"type": "float | None", "above": 0}, "gfn_min_exploration": {"type": "float", "min": 0, "max": 1}}
+    "gfn_width": {"type": "int", "min": 2}, "gfn_prefill": {"type": "int", "min": 0},
+    "gfn_lr": {"type": "float", "above": 0}, "gfn_lr_end": {"type": "float | None", "above": 0},
+    "gfn_min_exploration": {"type": "float", "min": 0, "max": 1}}
 
 
 def gfn_options(options: Mapping[str, Any]) -> dict[str, Any]:

@@ -64,9 +64,9 @@ def edges_per_node(d: int, k: int | None) -> int:
     ``p`` is at least 1 is refused (so are ``d <= 3``, where even ``k = 1`` gives no prior)."""
     chosen = (2 if d >= 6 else 1) if k is None else k
     if 2 * chosen >= d - 1:
-        raise ValueError(f"dibs option dibs_edges_per_node={k}: on {d} variables the edge probability "
-                         f"2 k / (d - 1) = {2 * chosen / (d - 1):.3g} is not below 1 (no Erdos-Renyi prior); "
-                         + (f"expected at most {(d - 2) // 2} or None" if d >= 4 else "DiBS here needs at least 4 variables"))
+        expected = f"expected at most {(d - 2) // 2} or None" if d >= 4 else "DiBS here needs at least 4 variables"
+        raise ValueError(f"dibs option dibs_edges_per_node={k}: on {d} variables the edge probability 2 k / (d - 1) "
+                         f"= {2 * chosen / (d - 1):.3g} is not below 1 (no Erdos-Renyi prior); {expected}")
     return chosen
 
 

@@ -101,10 +101,10 @@ def mc3_convergence(p: Mapping[str, Any]) -> pd.DataFrame:
 
 
 class ReferenceCheck(NamedTuple):
-    """The long-chain reference check of a run: ``table``, one row per data set and method, without
-    the methods' CPU ``seconds``, which vary by run and machine and are ``seconds`` apart (the data
-    set and method keys, then ``seconds``), so a saved ``table`` is the same on every rerun; and the
-    per-method verdicts, ``summary``."""
+    """The long-chain reference check of a run: ``table``, one row per data set and method;
+    ``summary``, the per-method verdicts; and ``seconds``, each method's CPU seconds per data set
+    (the data set and method keys, then ``seconds``). The seconds vary by run and machine, so they
+    are kept out of ``table``, and a saved ``table`` is the same on every rerun."""
 
     table: pd.DataFrame
     summary: pd.DataFrame
@@ -114,8 +114,8 @@ class ReferenceCheck(NamedTuple):
 def reference_check(p: Mapping[str, Any]) -> ReferenceCheck:
     """The long-chain reference check of every method in ``p["methods"]`` (module notes) and its
     per-method verdicts (:func:`causaleval.bayes.check.reference_summary`), methods by the paper's
-    names, as a :class:`ReferenceCheck`. Parameters read from ``p``, besides the study's (``methods``, ``seeds``, ``sample_sizes``,
-    ``expected_edges``, ``noise_sd``, the methods' options):
+    names, as a :class:`ReferenceCheck`. Parameters read from ``p``, besides the study's (``methods``,
+    ``seeds``, ``sample_sizes``, ``expected_edges``, ``noise_sd``, the methods' options):
 
     * ``reference_nodes`` (list of int; ``[]`` skips the check and returns empty tables): 11 is
       Sachs (853 rows); any other d is the study's synthetic data with d nodes at seed ``seeds[0]`` and
