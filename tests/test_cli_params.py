@@ -88,7 +88,29 @@ def test_every_committed_parameter_file_fits_its_study():
     files = sorted((paths.NOTEBOOKS / "params").glob("*.yaml"))
     assert files
     for path in files:
-        params.check(notebooks[path.name[:2]].stem, yaml.safe_load(path.read_text()))
+        params.check(notebooks[path.name[:2]].stem, yaml.load(path.read_text(), Loader=cli._UniqueKeys))
+
+
+def test_a_committed_run_was_made_with_its_parameter_file():
+    """A parameter file whose ``output_dir`` is a folder of the kit's ``figures/`` (the paper-scale
+    run) holds the values its committed outputs' provenance stamps record, so rerunning the README's
+    command remakes those outputs (and an edit that drops or changes a value is caught)."""
+    notebooks = {path.stem[:2]: path for path in studies().values()}
+    checked = 0
+    for path in sorted((paths.NOTEBOOKS / "params").glob("*.yaml")):
+        values = yaml.load(path.read_text(), Loader=cli._UniqueKeys)
+        out = values.get("output_dir")
+        if not (out and out.startswith("../figures/")):
+            continue
+        run = params.defaults(notebooks[path.name[:2]]) | values  # what the file runs: the defaults it does not set
+        stamps = sorted((paths.NOTEBOOKS / out).glob("*.provenance.json"))
+        assert stamps, f"{path.name}: no committed outputs in {out}"
+        for stamp in stamps:
+            recorded = json.loads(stamp.read_text())["parameters"]
+            differ = {k: (run.get(k), v) for k, v in recorded.items() if run.get(k) != v}
+            assert not differ, f"{path.name} against {stamp.name}: (file, stamp) {differ}"
+        checked += 1
+    assert checked, "no parameter file writes into figures/"
 
 
 @pytest.mark.parametrize("entry, problem", [
