@@ -53,10 +53,10 @@ def test_dibs_prior_is_the_authors_two_edges_per_node_where_that_is_a_prior(d, e
     assert edges_per_node(d, 1) == 1
 
 
-@pytest.mark.parametrize(("d", "k", "message"), [(5, 2, "expected at most 1 or None"),
+@pytest.mark.parametrize(("d", "k", "message"), [(5, 2, "expected at most 1 or None"), (3, 1, "needs at least 4 variables"),
                                                  (3, None, "needs at least 4 variables")])
 def test_dibs_refuses_a_prior_whose_edge_probability_is_not_below_one(d, k, message):
-    with pytest.raises(ValueError, match=rf"dibs_edges_per_node={k}: on {d} variables .* not below 1 .*{message}"):
+    with pytest.raises(ValueError, match=rf"dibs_edges_per_node={k}( \(k = 1\))?: on {d} variables .* not below 1 .*{message}"):
         POSTERIORS["dibs"](_data(d), n_samples=2, seed=0, options={"dibs_steps": 5, "dibs_edges_per_node": k})
 
 

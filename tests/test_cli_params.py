@@ -519,5 +519,22 @@ def test_a_parameter_given_twice_in_a_params_file_is_refused_with_its_line(tmp_p
     file.write_text("seeds: [0]\nsachs: true\nseeds: [0, 1]\n")
     with pytest.raises(ValueError, match=r"(?s)twice.yaml: cannot be read as YAML .*key 'seeds' given twice.*line 3"):
         cli._params_file(file)
+    file.write_text("method_options:\n  dibs_steps: 5\n  dibs_steps: 6\n")
+    with pytest.raises(ValueError, match=r"(?s)key 'dibs_steps' given twice.*line 3"):
+        cli._params_file(file)
     file.write_text("seeds: [0]\nmethod_options: {dibs_steps: 5}\n")
     assert cli._params_file(file) == [("seeds", "[0]"), ("method_options", "{dibs_steps: 5}")]
+    file.write_text("base: &b {dibs_steps: 5, dibs_particles: 2}\nmethod_options:\n  <<: *b\n  dibs_steps: 7\n")
+    assert dict(cli._params_file(file))["method_options"] == "{dibs_particles: 2, dibs_steps: 7}"  # YAML's merge key
+
+
+def test_a_dibs_prior_that_does_not_exist_at_a_runs_size_is_refused_before_the_kernel():
+    """DiBS's 2 edges per node is no prior on 4 variables (edge probability 4/3): the exact check's size."""
+    overrides = cli.parse_overrides(cli.study_notebook("bayesian_cd_ate"),
+                                    [("method_options", "{dibs_edges_per_node: 2}"), ("exact_nodes", "[4]")])
+    with pytest.raises(params.ParameterError, match=r"method_options: dibs option dibs_edges_per_node=2: on 4 "
+                                                    r"variables .* not below 1 .*\(a data set of this run has 4"):
+        cli.check_study("bayesian_cd_ate", overrides)
+    cli.check_study("bayesian_cd_ate", cli.parse_overrides(cli.study_notebook("bayesian_cd_ate"),
+                                                           [("method_options", "{dibs_edges_per_node: 2}"),
+                                                            ("exact_nodes", "[]")]))

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from causaleval.bayes import POSTERIORS, sample_posterior
 from causaleval.bayes import posteriors as P
 from causaleval.learn.ges import BGeScore
 from causaleval.graphs import CausalGraph, _is_acyclic, to_cpdag
@@ -126,3 +127,33 @@ def test_standardized_refuses_a_constant_column_naming_it():
     x = P.standardized("dibs", _frame())
     np.testing.assert_allclose(x.mean(0), 0, atol=1e-12)
     np.testing.assert_allclose(x.std(0), 1)
+
+
+def test_method_options_refuses_what_a_method_did_not_declare_or_was_not_given():
+    from causaleval.bayes.posteriors import OPTIONS, method_options, register_posterior
+
+    register_posterior("_test_opts", options={"my_steps": {"type": "int", "min": 1}})(lambda *a, **k: None)
+    try:
+        assert method_options("_test_opts", {"my_steps": 3, "other": 1}, {"my_steps": 2}) == {"my_steps": 3}
+        with pytest.raises(ValueError, match=r"'_test_opts' has defaults for 'my_rate' but does not declare"):
+            method_options("_test_opts", {}, {"my_steps": 2, "my_rate": 0.1})
+        with pytest.raises(ValueError, match=r"_test_opts: option\(s\) 'my_steps' not given and without a default"):
+            method_options("_test_opts", {}, {})
+        with pytest.raises(ValueError, match=r"'_never_declared' has defaults for 'x'"):
+            method_options("_never_declared", {}, {"x": 1})
+    finally:
+        POSTERIORS.pop("_test_opts")
+        OPTIONS.pop("_test_opts")
+
+
+@pytest.mark.parametrize(("method", "bad", "message"), [
+    ("mc3", {"mc3_burn_in": 10, "mc3_thin": 0}, r"mc3 option mc3_thin=0 \(int\): expected int >= 1"),
+    ("mc3", {"mc3_burn_in": 10, "mc3_thin": 2.5}, r"mc3 option mc3_thin=2.5 \(float\): expected int >= 1"),
+    ("bootstrap_pc", {"pc_alpha": 1.5, "cpdag_rule": "uniform"}, r"pc_alpha=1.5 \(float\): expected float in \(0, 1\)"),
+    ("bootstrap_ges", {"ges_score": "aic", "cpdag_rule": "uniform"}, r"ges_score='aic' \(str\): expected str among"),
+    ("bootstrap_pc", {"pc_alpha": 0.05}, r"option\(s\) 'cpdag_rule' not given"),
+])
+def test_the_kits_own_samplers_check_their_options_from_python(method, bad, message):
+    data = pd.DataFrame(np.random.default_rng(0).normal(size=(30, 3)), columns=list("abc"))
+    with pytest.raises(ValueError, match=message):
+        sample_posterior(method, data, n_samples=2, seed=0, options=bad)

@@ -26,7 +26,7 @@ Every study notebook ``notebooks/NN_<study>.ipynb`` has a schema beside it,
       method_options:
         type: "dict[str, int | float | str]"
         options:
-          dibs: {dibs_steps: {type: int, min: 1}, dibs_edges_per_node: {type: int, min: 1}}
+          dibs: {dibs_steps: {type: int, min: 1}, dibs_particles: {type: "int | None", min: 1}}
         options_from: "causaleval.bayes.posteriors:OPTIONS"  # groups a plugin declares
 
   each key is checked against its own declaration, and a key no group declares is refused with

@@ -505,12 +505,15 @@ class _UniqueKeys(yaml.SafeLoader):
 
 
 def _unique_mapping(loader: _UniqueKeys, node: yaml.MappingNode, deep: bool = False) -> dict:
-    seen: set = set()
+    """The mapping of ``node``, refusing a scalar key written twice (a merge key ``<<`` is left to YAML)."""
+    seen: set[tuple[str, str]] = set()
     for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        if isinstance(key, str) and key in seen:
-            raise yaml.constructor.ConstructorError(None, None, f"key {key!r} given twice", key_node.start_mark)
-        seen.add(key if isinstance(key, str) else id(key_node))
+        if isinstance(key_node, yaml.ScalarNode) and key_node.tag != "tag:yaml.org,2002:merge":
+            key = (key_node.tag, key_node.value)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(None, None, f"key {key_node.value!r} given twice",
+                                                        key_node.start_mark)
+            seen.add(key)
     return loader.construct_mapping(node, deep)
 
 

@@ -2,8 +2,8 @@
 (the ``bayes`` extra: ``pip install -e ".[bayes]"``); jax and dibs are imported only inside it.
 
 Marginal DiBS with the BGe marginal likelihood (linear Gaussian, weights integrated out) and an
-Erdos-Renyi DAG prior with ``dibs_edges_per_node`` expected edges per node:
-``MarginalDiBS(x, ErdosReniDAGDistribution(d, dibs_edges_per_node), BGe(d)).sample(key,
+Erdos-Renyi DAG prior with ``k`` expected edges per node (option ``dibs_edges_per_node``, below):
+``MarginalDiBS(x, ErdosReniDAGDistribution(d, k), BGe(d)).sample(key,
 n_particles, steps)``. The columns are standardised first. ``n_samples`` maps to particles one to
 one: ``n_particles = n_samples`` SVGD particles, each particle's hard graph (the DiBS latent
 ``Z`` thresholded at its final inverse temperature) one sample, each of weight ``1/n_samples``
@@ -65,7 +65,8 @@ def edges_per_node(d: int, k: int | None) -> int:
     chosen = (2 if d >= 6 else 1) if k is None else k
     if 2 * chosen >= d - 1:
         expected = f"expected at most {(d - 2) // 2} or None" if d >= 4 else "DiBS here needs at least 4 variables"
-        raise ValueError(f"dibs option dibs_edges_per_node={k}: on {d} variables the edge probability 2 k / (d - 1) "
+        given = f"{k}" if k is not None else f"None (k = {chosen})"
+        raise ValueError(f"dibs option dibs_edges_per_node={given}: on {d} variables the edge probability 2 k / (d - 1) "
                          f"= {2 * chosen / (d - 1):.3g} is not below 1 (no Erdos-Renyi prior); {expected}")
     return chosen
 

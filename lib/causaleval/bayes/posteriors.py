@@ -16,8 +16,9 @@ study 6 checks its ``method_options`` before the kernel starts and refuses a mis
 
     @register_posterior("my_sampler", options={"my_steps": {"type": "int", "min": 1}})
 
-and reads them through :func:`method_options`, which checks them by the same declarations when the
-method is called from Python. The kit's methods declare theirs the same way.
+and reads them through :func:`method_options`, which checks their values by the same declarations
+when the method is called from Python (a misspelt name is caught by study 6's check, which sees every
+method's declarations). The kit's methods declare and read theirs the same way.
 
 Built in (Emezue et al. 2023, Sec. 3.1 and App. B.3; REFERENCES.md):
 
@@ -58,7 +59,7 @@ from causaleval.plugins import check_name
 
 PosteriorFn = Callable[..., np.ndarray]
 POSTERIORS: dict[str, PosteriorFn] = {}
-#: options a plugin's method declares, by method: option name -> declaration (``options_from`` of study 6)
+#: options each method declares, by method: option name -> declaration (``options_from`` of study 6)
 OPTIONS: dict[str, dict[str, dict[str, Any]]] = {}
 CPDAG_RULES = ("random_extension", "uniform")
 
@@ -91,13 +92,23 @@ def optional_modules(method: str, *modules: str) -> tuple[ModuleType, ...]:
 
 
 def method_options(method: str, options: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict[str, Any]:
-    """The options of ``options`` that ``method`` declares (:data:`OPTIONS`) over ``defaults``, each
+    """The options ``method`` declares (:data:`OPTIONS`), from ``options`` over ``defaults``, each
     checked against its declaration by :func:`causaleval.params.check_option` (the error names the
-    method, the option, its value and what was expected). Numpy scalars are read as Python ones and
-    an integer given for a ``float`` option as a float."""
-    declared = OPTIONS[method]
+    method, the option, its value and what was expected); a declared option with no default that
+    ``options`` does not give is refused, and so is a default ``method`` did not declare. Other names
+    in ``options`` are not read: study 6 passes every method the same mapping, and checks its names
+    against all declarations before the kernel starts. Numpy scalars are read as Python ones and an
+    integer given for a ``float`` option as a float."""
+    declared = OPTIONS.get(method, {})
+    undeclared = [key for key in defaults if key not in declared]
+    if undeclared:
+        raise ValueError(f"posterior method {method!r} has defaults for {', '.join(map(repr, undeclared))} but does "
+                         "not declare them: register_posterior(name, options={name: {'type': ...}, ...})")
     out = dict(defaults)
     out.update({k: v.item() if isinstance(v, np.generic) else v for k, v in options.items() if k in declared})
+    missing = [key for key in declared if key not in out]
+    if missing:
+        raise ValueError(f"{method}: option(s) {', '.join(map(repr, missing))} not given and without a default")
     for key, value in out.items():
         check_option(method, key, declared[key], value)
         if isinstance(value, int) and not isinstance(value, bool) and "int" not in declared[key]["type"]:
@@ -197,22 +208,22 @@ _CPDAG_RULE = {"type": "str", "choices_from": "causaleval.bayes.posteriors:CPDAG
 @register_posterior("bootstrap_pc", options={"pc_alpha": {"type": "float", "above": 0, "below": 1},
                                              "cpdag_rule": _CPDAG_RULE})
 def bootstrap_pc(data: pd.DataFrame, *, n_samples: int, seed: int, options: Mapping[str, Any]) -> np.ndarray:
-    """Bootstrap PC-stable (Fisher-z at ``options["pc_alpha"]``), see the module notes."""
+    """Bootstrap PC-stable (Fisher-z at the option ``pc_alpha``), see the module notes."""
     from causaleval.learn.learners import pc
 
-    alpha = float(options["pc_alpha"])
-    return _bootstrap(data, n_samples, seed, options["cpdag_rule"],
-                      lambda d: pc(d, ci_test="fisher_z", alpha=alpha, seed=seed))
+    opts = method_options("bootstrap_pc", options, {})
+    return _bootstrap(data, n_samples, seed, opts["cpdag_rule"],
+                      lambda d: pc(d, ci_test="fisher_z", alpha=opts["pc_alpha"], seed=seed))
 
 
 @register_posterior("bootstrap_ges", options={"ges_score": {"type": "str", "choices": ["bic", "bge"]},
                                               "cpdag_rule": _CPDAG_RULE})
 def bootstrap_ges(data: pd.DataFrame, *, n_samples: int, seed: int, options: Mapping[str, Any]) -> np.ndarray:
-    """Bootstrap GES with the Gaussian ``options["ges_score"]``, see the module notes."""
+    """Bootstrap GES with the Gaussian score of the option ``ges_score``, see the module notes."""
     from causaleval.learn.ges import ges
 
-    score = options["ges_score"]
-    return _bootstrap(data, n_samples, seed, options["cpdag_rule"], lambda d: ges(d, score=score).graph)
+    opts = method_options("bootstrap_ges", options, {})
+    return _bootstrap(data, n_samples, seed, opts["cpdag_rule"], lambda d: ges(d, score=opts["ges_score"]).graph)
 
 
 @register_posterior("mc3", options={"mc3_burn_in": {"type": "int", "min": 0}, "mc3_thin": {"type": "int", "min": 1}})
@@ -220,7 +231,8 @@ def mc3(data: pd.DataFrame, *, n_samples: int, seed: int, options: Mapping[str, 
     """Structure MCMC with the BGe score, see the module notes."""
     from causaleval.learn.ges import BGeScore
 
-    burn_in, thin = int(options["mc3_burn_in"]), int(options["mc3_thin"])
+    opts = method_options("mc3", options, {})
+    burn_in, thin = opts["mc3_burn_in"], opts["mc3_thin"]
     local = BGeScore(data.to_numpy(dtype=float))
     scores: dict[tuple[int, int], float] = {}  # by (node, parent bit mask): the chain revisits families
 

@@ -20,6 +20,7 @@ from typing import Any
 import pandas as pd
 
 from causaleval import parallel, params
+from causaleval.bayes.dibs import edges_per_node
 from causaleval.bayes.check import check_summary, reference_summary
 from causaleval.studies.bayesian_cd_ate.claims import claims, claims_text
 from causaleval.studies.bayesian_cd_ate.data import sachs, settings, synthetic
@@ -56,6 +57,14 @@ def check_params(p: Mapping[str, Any]) -> None:
     if not p["sample_sizes"] and not p["sachs"]:
         raise params.ParameterError("sample_sizes = [] and sachs = false: no data set to run; give a sample size "
                                     "or sachs: true")
+    if "dibs" in p["methods"]:  # DiBS's Erdos-Renyi prior exists only where its edge probability is below 1
+        sizes = ([p["n_nodes"]] if p["sample_sizes"] else []) + ([11] if p["sachs"] else []) \
+            + list(p["exact_nodes"]) + list(p["reference_nodes"])
+        for d in sorted(set(sizes)):
+            try:
+                edges_per_node(d, p["method_options"].get("dibs_edges_per_node"))
+            except ValueError as err:
+                raise params.ParameterError(f"method_options: {err} (a data set of this run has {d} variables)") from None
     if p["sachs"] and p["sachs_seeds"] > len(p["seeds"]):
         params.announce(STUDY, f"sachs_seeds = {p['sachs_seeds']} is more than the {len(p['seeds'])} seed(s) of "
                                f"seeds = {p['seeds']}: Sachs runs at those {len(p['seeds'])}")
