@@ -53,6 +53,25 @@ def test_dibs_prior_is_the_authors_two_edges_per_node_where_that_is_a_prior(d, e
     assert edges_per_node(d, 1) == 1
 
 
+def test_dibs_hands_its_prior_to_dibs_lib(monkeypatch):
+    """The method builds dibs-lib's Erdos-Renyi prior with :func:`edges_per_node`'s choice."""
+    import dibs.models
+
+    class Built(Exception):  # stops the run once the prior is built: sampling is not under test
+        pass
+
+    def prior(n_vars, n_edges_per_node):
+        raise Built(n_vars, n_edges_per_node)
+
+    monkeypatch.setattr(dibs.models, "ErdosReniDAGDistribution", prior)
+    seen = []
+    for d, options in ((6, {}), (6, {"dibs_edges_per_node": 1}), (4, {})):
+        with pytest.raises(Built) as built:
+            POSTERIORS["dibs"](_data(d), n_samples=2, seed=0, options={"dibs_steps": 2, **options})
+        seen.append(built.value.args)
+    assert seen == [(6, 2), (6, 1), (4, 1)]
+
+
 @pytest.mark.parametrize(("d", "k", "message"), [(5, 2, "expected at most 1 or None"), (3, 1, "needs at least 4 variables"),
                                                  (3, None, "needs at least 4 variables")])
 def test_dibs_refuses_a_prior_whose_edge_probability_is_not_below_one(d, k, message):
