@@ -13,8 +13,9 @@ from causaleval.studies import bayesian_cd_ate as S
 
 PAPER_YAML = paths.ROOT / "notebooks" / "params" / "06.paper.yaml"
 TINY = dict(seeds=[0, 1], sample_sizes=[20], sachs=False, sachs_seeds=2, methods=["bootstrap_ges", "mc3"], n_posterior=4,
-            n_nodes=6, expected_edges=6.0, noise_sd=0.1, pc_alpha=0.05, ges_score="bic", cpdag_rule="random_extension",
-            mc3_burn_in=50, mc3_thin=2, densities=[0.0, 0.3], figure_pair=None, method_options={},
+            n_nodes=6, expected_edges=6.0, noise_sd=0.1, standardize=True, pc_alpha=0.05, ges_score="bic", cpdag_rule="random_extension",
+            mc3_burn_in=50, mc3_thin=2, densities=[0.0, 0.3], figure_pair=None, method_options={}, exact_nodes=[],
+            reference_nodes=[],
             n_jobs=1, plugins=[], output_dir=None)
 
 
@@ -93,9 +94,9 @@ def test_tables_agreement_and_claims_from_a_run():
 
 
 def test_an_unchanged_precision_is_not_a_raise():
-    """MC3's 0.47 -> 0.47 under the density filter: no raise (the interval of the difference holds 0)."""
+    """MC3's 0.27 -> 0.27 under the density filter: no raise (the interval of the difference holds 0)."""
     rows = [{"setting": "n=20", "method": "mc3", "seed": seed, "density": d, "treatment": "a", "outcome": "b",
-             "wd": 0.1, "precision": 0.47, "recall": 0.9} for seed in (0, 1, 2) for d in (0.0, 0.3)]
+             "wd": 0.1, "precision": 0.27, "recall": 0.9} for seed in (0, 1, 2) for d in (0.0, 0.3)]
     claims = S.claims(S.per_seed(pd.DataFrame(rows)), pd.DataFrame(), {**TINY, "methods": ["mc3"]}).set_index("claim")
     assert claims.loc["density_filter", "verdict"] == verdicts.UNDECIDED
 
@@ -152,7 +153,7 @@ def test_the_paper_parameters_state_the_protocol():
     p = yaml.safe_load(PAPER_YAML.read_text())
     S.check_params(p)
     assert p["seeds"] == list(range(26)) and p["n_posterior"] == 1000 and p["sample_sizes"] == [20, 100]
-    assert len(S.grid(p)) == 53
+    assert len(S.grid(p)) == 55  # 26 seeds x 2 sample sizes, and Sachs at 3 seeds
 
 
 def test_a_tiny_paper_run_goes_through_a_local_dask_cluster(monkeypatch):
@@ -232,9 +233,79 @@ def test_the_exact_check_labels_the_tables():
     assert list(table[["d", "n", "seed", "method", "draws"]].iloc[0]) == [3, 50, 0, "mc3", 300]
     summary = S.check_summary(table)
     layout = pd.DataFrame({"method": ["mc3", "dibs"], "WD (ours)": ["0.1", "0.2"]})
-    column = S.labelled(layout, summary)["samples the exact posterior"]
-    assert column.iloc[0].startswith(summary["verdict"].iloc[0]) and column.iloc[1] == "not checked"
-    assert (S.labelled(layout, None)["samples the exact posterior"] == "not checked").all()
-    convergence = S.mc3_convergence({**p, "mc3_burn_in": 100, "mc3_thin": 1, "n_nodes": 6})
-    assert list(convergence["data"].str[:9]) == ["synthetic", "Sachs (d ", "synthetic"]
+    column = S.labelled(layout, "n=20", table)["samples the exact posterior"]
+    assert column.iloc[0].startswith(f"{summary['verdict'].iloc[0]} on d = 3, n = 50 (1 seed) (DAG TV ")
+    assert column.iloc[1] == "not checked"
+    assert (S.labelled(layout, "n=20")["samples the exact posterior"] == "not checked").all()
+    convergence = S.mc3_convergence({**p, "mc3_burn_in": 100, "mc3_thin": 1, "n_nodes": 6, "sample_sizes": [20, 40]})
+    assert list(convergence["setting"]) == ["", "sachs", "n=20", "n=40"]
+    assert list(convergence["data"].str[:9]) == ["synthetic", "Sachs (d ", "synthetic", "synthetic"]
     assert (convergence["max edge gap"] >= 0).all() and (convergence["independent draws"] > 0).all()
+    # MC3's row carries its two-run verdict on the table's own kind of data set, and only MC3's
+    labels = S.labelled(layout, "n=40", table, convergence=convergence)["samples the exact posterior"]
+    row = convergence.iloc[3]
+    assert labels.iloc[0].endswith(f"its two runs on synthetic d = 6, n = 40, seed 0 "
+                                   f"{'agree' if row['within 2x'] else 'disagree (not converged)'}: max edge gap "
+                                   f"{row['max edge gap']:.3f}, independent draws {row['independent draws']:.3f}")
+    assert labels.iloc[1] == "not checked"
+
+
+def test_every_method_scores_the_same_columns_and_the_ates_stay_on_the_raw_ones(tmp_path):
+    """With ``standardize`` every posterior method gets the z-scored synthetic columns (DiBS, Gadget and
+    BCD Nets z-score in any case, so all target one posterior); the true effects, computed on the raw
+    columns, are the same either way; Sachs's columns go to the methods as they are."""
+    seen = []
+
+    @posteriors.register_posterior("_records_its_data")
+    def records(data, *, n_samples, seed, options):
+        seen.append(data.copy())
+        return np.zeros((n_samples, data.shape[1], data.shape[1]), bool)
+
+    p = {**TINY, "seeds": [0], "methods": ["_records_its_data"]}
+    try:
+        z = S.run_trial("n=20", 0, S.config(p))
+        raw = S.run_trial("n=20", 0, S.config({**p, "standardize": False}))
+        S.run_trial("sachs", 0, S.config(p))
+    finally:
+        posteriors.POSTERIORS.pop("_records_its_data")
+    data = S.synthetic(0, 20, 6, 6.0, 0.1)[1]
+    pd.testing.assert_frame_equal(seen[0], (data - data.mean()) / data.std(ddof=0))
+    pd.testing.assert_frame_equal(seen[1], data)
+    pd.testing.assert_frame_equal(seen[2], S.sachs()[1])
+    pd.testing.assert_frame_equal(z["pairs"], raw["pairs"])  # the empty graph: the same ATEs, on the raw columns
+
+
+def test_a_method_that_cannot_run_at_a_size_of_the_run_is_refused_before_the_kernel():
+    """A method's own ``check_size`` (registered with it) is called for every data-set size of the run."""
+    def check(d, options):
+        if d > 6:
+            raise ValueError(f"_small option limit: {d} variables; expected at most 6")
+
+    posteriors.register_posterior("_small", check_size=check)(lambda *a, **k: None)
+    try:
+        S.check_params({**TINY, "methods": ["_small"]})  # d = 6 only
+        with pytest.raises(params.ParameterError, match=r"_small option limit: 11 variables.*has 11 variables"):
+            S.check_params({**TINY, "methods": ["_small"], "sachs": True})
+    finally:
+        posteriors.POSTERIORS.pop("_small")
+        posteriors.SIZE_CHECKS.pop("_small")
+
+
+def test_claims_on_sachs_alone_say_one_run_cannot_decide_them_and_any_sachs_seeds_works():
+    """The paper ran Sachs once; a test over runs cannot decide with one, and the evidence says so
+    (not that the paper's scale would). With 1 < sachs_seeds < len(seeds) the Sachs range claim compares
+    each synthetic seed with the mean Sachs range (it used to subtract arrays of different lengths)."""
+    rows = [{"setting": setting, "method": m, "seed": seed, "density": 0.0, "treatment": "a", "outcome": "b",
+             "wd": 0.1 + 0.2 * (m == "mc3") * (setting != "sachs") + 0.01 * seed, "precision": 0.5 + 0.1 * seed,
+             "recall": 0.9 - 0.1 * (m == "mc3") + 0.01 * seed}
+            for setting, seeds in (("n=20", (0, 1, 2)), ("sachs", (0, 1))) for seed in seeds
+            for m in ("mc3", "dag_gflownet", "bootstrap_pc", "bcd_nets")]
+    p = {**TINY, "seeds": [0, 1, 2], "sachs": True, "sachs_seeds": 2,
+         "methods": ["mc3", "dag_gflownet", "bootstrap_pc", "bcd_nets"]}
+    claims = S.claims(S.per_seed(pd.DataFrame(rows)), pd.DataFrame(), p).set_index("claim")
+    assert claims.loc["wd_range_sachs", "verdict"] in verdicts.VERDICTS
+    one = S.claims(S.per_seed(pd.DataFrame([r for r in rows if r["setting"] != "sachs" or r["seed"] == 0])),
+                   pd.DataFrame(), {**p, "sachs_seeds": 1}).set_index("claim")
+    row = one.loc["precision_bcd_pc_over_gflownet_sachs"]
+    assert row["verdict"] == verdicts.UNDECIDED and row["test"].startswith("one-sided t over Sachs runs")
+    assert "cannot decide with one run, at any scale" in row["evidence"] and "06.paper.yaml" not in row["evidence"]

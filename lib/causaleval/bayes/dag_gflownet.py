@@ -125,8 +125,7 @@ PAPER: dict[str, Any] = {"gfn_steps": 100000, "gfn_prefill": 1000, "gfn_envs": 8
 NETWORKS = ("transformer", "mlp")
 DEFAULTS: dict[str, Any] = PAPER | {"gfn_network": "mlp", "gfn_layers": 2, "gfn_steps": 50000, "gfn_lr": 1e-3,
                                     "gfn_lr_end": 1e-5}
-COUNTS = ("gfn_steps", "gfn_envs", "gfn_batch", "gfn_replay", "gfn_target_every", "gfn_width", "gfn_layers",
-          "gfn_head_layers")
+COUNTS = ("gfn_steps", "gfn_envs", "gfn_batch", "gfn_replay", "gfn_target_every", "gfn_layers", "gfn_head_layers")
 DECLARED: dict[str, dict[str, Any]] = {key: {"type": "int", "min": 1} for key in COUNTS} | {
     "gfn_network": {"type": "str", "choices_from": "causaleval.bayes.dag_gflownet:NETWORKS"},
     "gfn_width": {"type": "int", "min": 2}, "gfn_prefill": {"type": "int", "min": 0},

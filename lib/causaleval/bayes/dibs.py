@@ -71,7 +71,12 @@ def edges_per_node(d: int, k: int | None) -> int:
     return chosen
 
 
-@register_posterior("dibs", options=DECLARED)
+def _prior_exists(d: int, options: Mapping[str, Any]) -> None:
+    """Refuse ``options`` whose Erdos-Renyi prior does not exist on ``d`` variables (:func:`edges_per_node`)."""
+    edges_per_node(d, method_options("dibs", options, DEFAULTS)["dibs_edges_per_node"])
+
+
+@register_posterior("dibs", options=DECLARED, check_size=_prior_exists)
 def dibs(data: pd.DataFrame, *, n_samples: int, seed: int, options: Mapping[str, Any]) -> np.ndarray:
     """``n_samples`` DAGs from Marginal DiBS with BGe (module notes); deterministic per seed."""
     opts = method_options("dibs", options, DEFAULTS)

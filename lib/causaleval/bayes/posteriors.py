@@ -61,23 +61,38 @@ PosteriorFn = Callable[..., np.ndarray]
 POSTERIORS: dict[str, PosteriorFn] = {}
 #: options each method declares, by method: option name -> declaration (``options_from`` of study 6)
 OPTIONS: dict[str, dict[str, dict[str, Any]]] = {}
+#: per method, a check that it can run on ``d`` variables with these options (raises ValueError)
+SIZE_CHECKS: dict[str, Callable[[int, Mapping[str, Any]], None]] = {}
 CPDAG_RULES = ("random_extension", "uniform")
 
 
 def register_posterior(name: str, options: Mapping[str, Mapping[str, Any]] | None = None,
+                       check_size: Callable[[int, Mapping[str, Any]], None] | None = None,
                        ) -> Callable[[PosteriorFn], PosteriorFn]:
     """Decorator adding ``fn`` to :data:`POSTERIORS` under ``name`` (a name is taken once:
     another function under it is refused, the same one again accepted), with the ``options`` it
-    reads declared in :data:`OPTIONS` (module notes)."""
+    reads declared in :data:`OPTIONS` (module notes) and, if given, ``check_size(d, options)``, which
+    raises ValueError when the method cannot run on ``d`` variables with those options
+    (:func:`check_size`)."""
 
     def wrap(fn: PosteriorFn) -> PosteriorFn:
         check_name("posterior method", name, POSTERIORS.get(name), fn)
         POSTERIORS[name] = fn
         if options:
             OPTIONS[name] = {key: dict(entry) for key, entry in options.items()}
+        if check_size is not None:
+            SIZE_CHECKS[name] = check_size
         return fn
 
     return wrap
+
+
+def check_size(method: str, d: int, options: Mapping[str, Any]) -> None:
+    """Raise ValueError, naming the method and option, when ``method`` cannot run on ``d`` variables
+    with ``options`` (its registered ``check_size``; a method without one can). A study calls it for
+    every data-set size before its kernel starts."""
+    if method in SIZE_CHECKS:
+        SIZE_CHECKS[method](d, options)
 
 
 def optional_modules(method: str, *modules: str) -> tuple[ModuleType, ...]:

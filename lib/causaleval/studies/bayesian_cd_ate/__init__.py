@@ -20,8 +20,8 @@ from typing import Any
 import pandas as pd
 
 from causaleval import parallel, params
-from causaleval.bayes.dibs import edges_per_node
 from causaleval.bayes.check import check_summary, reference_summary
+from causaleval.bayes.posteriors import check_size
 from causaleval.studies.bayesian_cd_ate.claims import claims, claims_text
 from causaleval.studies.bayesian_cd_ate.data import sachs, settings, synthetic
 from causaleval.studies.bayesian_cd_ate.exact_check import exact_check, labelled, mc3_convergence, reference_check
@@ -57,12 +57,12 @@ def check_params(p: Mapping[str, Any]) -> None:
     if not p["sample_sizes"] and not p["sachs"]:
         raise params.ParameterError("sample_sizes = [] and sachs = false: no data set to run; give a sample size "
                                     "or sachs: true")
-    if "dibs" in p["methods"]:  # DiBS's Erdos-Renyi prior exists only where its edge probability is below 1
-        sizes = ([p["n_nodes"]] if p["sample_sizes"] else []) + ([11] if p["sachs"] else []) \
-            + list(p["exact_nodes"]) + list(p["reference_nodes"])
+    sizes = ([p["n_nodes"]] if p["sample_sizes"] else []) + ([11] if p["sachs"] else []) \
+        + list(p["exact_nodes"]) + list(p["reference_nodes"])
+    for method in p["methods"]:  # e.g. DiBS's prior exists only where its edge probability is below 1
         for d in sorted(set(sizes)):
             try:
-                edges_per_node(d, p["method_options"].get("dibs_edges_per_node"))
+                check_size(method, d, p["method_options"])
             except ValueError as err:
                 raise params.ParameterError(f"method_options: {err} (a data set of this run has {d} variables)") from None
     if p["sachs"] and p["sachs_seeds"] > len(p["seeds"]):
@@ -72,8 +72,8 @@ def check_params(p: Mapping[str, Any]) -> None:
 
 def config(p: Mapping[str, Any]) -> dict[str, Any]:
     """The parameters a trial needs (plain values, so a Dask worker can take them)."""
-    keys = ("methods", "n_posterior", "densities", "figure_pair", "n_nodes", "expected_edges", "noise_sd", "plugins",
-            "method_options", *POSTERIOR_OPTIONS)
+    keys = ("methods", "n_posterior", "densities", "figure_pair", "n_nodes", "expected_edges", "noise_sd", "standardize",
+            "plugins", "method_options", *POSTERIOR_OPTIONS)
     return {k: p[k] for k in keys}
 
 

@@ -20,11 +20,14 @@ from causaleval.studies.bayesian_cd_ate.paper import (
 )
 from causaleval.studies.bayesian_cd_ate.tables import seed_values
 
-#: "very low" precision (Sec. 4.1: the methods the density filter is said to help); the paper's low
-#: values are 0.01-0.46, its others 0.52 and above, so the line is drawn between them (the kit's reading)
-LOW_PRECISION = 0.5
+#: "very low" precision (Sec. 4.1: the methods the density filter is said to help). The paper gives no
+#: line; the kit's reading: its precisions in Tables 1-3 fall into 0.01-0.17 and 0.42-0.97, so the line
+#: is drawn in that widest gap, away from the values 0.49 and 0.50 a line at 0.5 would split
+LOW_PRECISION = 0.3
 #: Figure 3's "very low probability mass" of the extra modes: below the paper's own filter (Sec. 4.1)
 FILTER = 0.05
+#: the test of a claim on Sachs alone: over its runs (``sachs_seeds``; the paper ran one)
+OVER_SACHS_RUNS = "one-sided t over Sachs runs (sachs_seeds), Holm"
 #: how a Figure 3 claim about modes is decided: seed by seed, not by a test over seeds
 MODES_TEST = "per seed: every true mode (numpy.isclose) among the learned values; holds in every seed or in none"
 
@@ -51,6 +54,8 @@ def claims(seeds: pd.DataFrame, distributions: pd.DataFrame, p: Mapping[str, Any
 
     def add(claim: str, source: str, statement: str, needs: Sequence[str], needs_settings: Sequence[str],
             test: Callable[[], tuple[str, str]], test_name: str = "one-sided t over seeds, Holm") -> None:
+        """One claim; a test over Sachs runs (``test_name`` :data:`OVER_SACHS_RUNS`) says, when undecided
+        with one run, that the paper's scale cannot decide it either (the paper ran Sachs once)."""
         missing = ([f"{paper_name(m)} in {s}" for s in needs_settings for m in needs if m not in present(s)]
                    + [paper_name(m) for m in needs if m not in run] + [s for s in needs_settings if s not in have])
         if missing:
@@ -58,7 +63,11 @@ def claims(seeds: pd.DataFrame, distributions: pd.DataFrame, p: Mapping[str, Any
                                        source=source))
             return
         verdict, evidence = test()
-        if verdict == verdicts.UNDECIDED and len(p["seeds"]) < PAPER_SCALE["seeds"]:
+        sachs_runs = min(p["sachs_seeds"], len(p["seeds"]))
+        if verdict == verdicts.UNDECIDED and test_name == OVER_SACHS_RUNS and sachs_runs < 2:
+            evidence += (f"; {sachs_runs} Sachs run here (sachs_seeds = {p['sachs_seeds']}; the paper ran one): a test "
+                         "over runs cannot decide with one run, at any scale; sachs_seeds of 2 or more can")
+        elif verdict == verdicts.UNDECIDED and test_name != OVER_SACHS_RUNS and len(p["seeds"]) < PAPER_SCALE["seeds"]:
             evidence += (f"; {len(p['seeds'])} of the paper's {PAPER_SCALE['seeds']} seeds here: the paper's scale "
                          "(notebooks/params/06.paper.yaml) is the run that can decide it")
         rows.append(verdicts.claim(claim, statement, verdict, evidence, source=source, test=test_name))
@@ -99,9 +108,9 @@ def claims(seeds: pd.DataFrame, distributions: pd.DataFrame, p: Mapping[str, Any
         "precision than DAG-GFlowNet", ["bcd_nets", "bootstrap_pc", "dag_gflownet"], ["sachs"],
         lambda: verdicts.all_greater({f"{paper_name(m)} vs dag-gflownet":
                                       _differences(seeds, "sachs", m, "dag_gflownet", "Precision")
-                                      for m in ("bcd_nets", "bootstrap_pc")}))
+                                      for m in ("bcd_nets", "bootstrap_pc")}), OVER_SACHS_RUNS)
     add("recall_highest_gflownet_sachs", "Sec. 4, Table 3", "Sachs: DAG-GFlowNet has the highest recall",
-        ["dag_gflownet"], ["sachs"], beats("sachs", "dag_gflownet", "Recall", +1))
+        ["dag_gflownet"], ["sachs"], beats("sachs", "dag_gflownet", "Recall", +1), OVER_SACHS_RUNS)
     densest = max(p["densities"])
     add("density_filter", "Sec. 4.1, Figure 2", f"Filtering modes below density {densest:g} raises the precision "
         f"of every method whose unfiltered precision is very low (below {LOW_PRECISION:g}), in every setting",
@@ -114,9 +123,12 @@ def claims(seeds: pd.DataFrame, distributions: pd.DataFrame, p: Mapping[str, Any
             add(f"figure3_all_modes_{method}{suffix}", "Figure 3", f"Figure 3 on Sachs, {pair}: {paper_name(method)} "
                 "captures every mode of the true ATE distribution", [method], ["sachs"],
                 lambda m=method, d=dist: _recorded(d) or _all_modes(d, m), MODES_TEST)
-        add(f"figure3_extra_modes_low_mass{suffix}", "Figure 3, Sec. 4.1", f"Figure 3 on Sachs, {pair}: the modes "
-            f"DAG-GFlowNet learns beyond the true ones carry very little mass (below the paper's filter, {FILTER:g})",
-            ["dag_gflownet"], ["sachs"], lambda d=dist: _recorded(d) or _extra_mass(d, "dag_gflownet"))
+        for method in ("dag_gflownet", "bootstrap_ges", "dibs"):  # Sec. 4.1: "DAG-GFlowNet (and ... GES, DiBs)"
+            tag = "" if method == "dag_gflownet" else f"_{method}"
+            add(f"figure3_extra_modes_low_mass{tag}{suffix}", "Figure 3, Sec. 4.1", f"Figure 3 on Sachs, {pair}: the "
+                f"modes {paper_name(method)} learns beyond the true ones carry very little mass (below the paper's "
+                f"filter, {FILTER:g})", [method], ["sachs"], lambda m=method, d=dist: _recorded(d) or _extra_mass(d, m),
+                OVER_SACHS_RUNS)
     return verdicts.claims_table(rows)
 
 
@@ -127,10 +139,12 @@ def _paired_settings(seeds: pd.DataFrame, method: str, metric: str, worse: str, 
 
 
 def _narrower_on_sachs(seeds: pd.DataFrame, p: Mapping[str, Any], run: Sequence[str]) -> tuple[str, str]:
+    """Per synthetic seed, its range of the methods' WDs minus Sachs's (the mean over the Sachs runs:
+    one data set, the runs differ only in the methods' randomness), tested over the synthetic seeds."""
     synthetic = [s for s in settings(p) if s != "sachs"]
     if len(run) < 2 or not synthetic:
         return verdicts.NOT_TESTED, "needs two methods and a synthetic setting"
-    sachs = _ranges(seeds, "sachs", run)
+    sachs = _ranges(seeds, "sachs", run).mean()
     return verdicts.all_greater({f"{s} range - Sachs range": _ranges(seeds, s, run) - sachs for s in synthetic})
 
 

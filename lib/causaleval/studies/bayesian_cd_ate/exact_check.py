@@ -12,13 +12,15 @@ DAG total variation to the exact posterior beside the floor that as many i.i.d. 
 numbers in Tables 1-3.
 
 :func:`mc3_convergence` runs MC3 twice (seeds 0 and 1) at the study's ``mc3_burn_in`` and ``mc3_thin``
-on a d = 5 data set of the exact check, on Sachs (d = 11) and on a d = ``n_nodes`` data set of the
-smallest sample size, keeping :data:`DIAGNOSTIC_DRAWS` states, and compares the two runs' edge
-frequencies (:func:`causaleval.bayes.check.two_run_gap`).
+on a d = 5 data set of the exact check, on Sachs (d = 11) and on a d = ``n_nodes`` data set at each
+sample size (seed ``seeds[0]``, the columns the study's methods score), keeping
+:data:`DIAGNOSTIC_DRAWS` states, and compares the two runs' edge frequencies
+(:func:`causaleval.bayes.check.two_run_gap`). :func:`labelled` puts MC3's verdict on the table's own
+data set beside its row in Tables 1-3.
 
 :func:`reference_check` goes beyond enumeration: at each d of ``reference_nodes`` (11: Sachs; any other:
-the study's synthetic data with that many nodes, seed ``seeds[0]``, at each of ``sample_sizes``, not
-standardised, as the study runs them) a long MC3 run is the reference
+the study's synthetic data with that many nodes, seed ``seeds[0]``, at each of ``sample_sizes``, the
+columns the study's methods score: :func:`~.data.scored`) a long MC3 run is the reference
 (:func:`causaleval.bayes.check.long_chain_reference`: two chains of ``reference_burn_in`` steps, then
 ``reference_draws`` states every ``reference_thin`` steps each) and every method's edge marginals are
 compared with it (:func:`causaleval.bayes.check.reference_check`; the same BGe posterior as the exact
@@ -26,7 +28,7 @@ check's, so the same target). Measured (``benchmarks/bench_mc3_reference.py``): 
 from burn-in 100,000, thin 500, 5,000 draws (23 CPU s for both); at d = 20 with n = 20 from burn-in
 1,000,000, thin 1,000, 2,000 draws (174 s); at d = 20 with n = 100 not within 5,000,000 steps a chain
 (max edge gap 0.12-0.13 against 0.04-0.07 for independent draws), so that reference is reported as not
-converged and its rows decide nothing.
+converged and its rows decide nothing (the d = 20 figures on the raw columns, before ``standardize``).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from typing import Any, NamedTuple
 import pandas as pd
 
 from causaleval.bayes import check
-from causaleval.studies.bayesian_cd_ate.data import sachs, synthetic
+from causaleval.studies.bayesian_cd_ate.data import sachs, scored, standardised, synthetic
 from causaleval.studies.bayesian_cd_ate.paper import paper_name
 from causaleval.studies.bayesian_cd_ate.trials import POSTERIOR_OPTIONS
 
@@ -49,52 +51,82 @@ def _options(p: Mapping[str, Any]) -> dict[str, Any]:
     return {k: p[k] for k in POSTERIOR_OPTIONS} | dict(p["method_options"])
 
 
-def _standardised(data: pd.DataFrame) -> pd.DataFrame:
-    return (data - data.mean()) / data.std(ddof=0)
-
-
 def exact_check(p: Mapping[str, Any]) -> pd.DataFrame:
     """:func:`causaleval.bayes.check.exact_check` of every method in ``p["methods"]`` on a data set per
     (``exact_nodes``, ``exact_rows``, seed among the first ``exact_seeds`` of ``seeds``), with ``exact_draws`` draws (``exact_draws_by_method``
     for the methods named there); methods by the paper's names."""
-    data_sets = [({"d": d, "n": n, "seed": seed}, _standardised(synthetic(seed, n, d, float(d), p["noise_sd"])[1]))
+    data_sets = [({"d": d, "n": n, "seed": seed}, standardised(synthetic(seed, n, d, float(d), p["noise_sd"])[1]))
                  for d in p["exact_nodes"] for n in p["exact_rows"] for seed in p["seeds"][:p["exact_seeds"]]]
     table = check.exact_check(p["methods"], data_sets, n_draws=p["exact_draws"], options=_options(p),
                               draws_by_method=p["exact_draws_by_method"])
     return table.assign(method=table["method"].map(paper_name))
 
 
-def labelled(table: pd.DataFrame, summary: pd.DataFrame | None, reference: pd.DataFrame | None = None) -> pd.DataFrame:
-    """A table in the paper's layout (:func:`.tables.layout`) with a column saying, per method, whether
-    it samples the exact posterior (:func:`causaleval.bayes.check.check_summary`'s verdict, its DAG TV and
-    floor ranges) and, given the long-chain reference check's ``reference`` summary
-    (:func:`causaleval.bayes.check.reference_summary`), one saying whether it agrees with that reference
-    (verdict, max edge error and floor ranges): a method that does not is labelled so beside its numbers;
-    a summary None or empty (the check not run) or a method not in it: "not checked"."""
-    out = table.assign(**{check.STATEMENT: _said(table, summary, "DAG TV", "floor")})
+def labelled(table: pd.DataFrame, setting: str, exact: pd.DataFrame | None = None,
+             reference: pd.DataFrame | None = None, convergence: pd.DataFrame | None = None) -> pd.DataFrame:
+    """A table in the paper's layout (:func:`.tables.layout`) of ``setting`` (``n=20``, ``sachs``) with a
+    column saying, per method, whether it samples the exact posterior (from the ``exact`` check's table,
+    :func:`exact_check`: :func:`causaleval.bayes.check.check_summary`'s verdict, its DAG TV and floor
+    ranges) and, given the ``reference`` check's table (:func:`reference_check`), one saying whether it
+    agrees with the long-chain reference (verdict, max edge error and floor ranges). Each verdict names the
+    data sets it was judged on, which are not the table's own. MC3's row also gets, from ``convergence``
+    (:func:`mc3_convergence`), whether its two runs agree on a data set of the table's own setting. A
+    method that fails is labelled so beside its numbers; a check not run (None or empty) or a method not
+    in it: "not checked"."""
+    summary = None if exact is None or exact.empty else check.check_summary(exact)
+    said = _said(table, summary, "DAG TV", "floor", _on(exact, ["d", "n"]))
+    if convergence is not None:
+        mc3 = convergence[convergence["setting"] == setting]
+        said = [f"{text}; {_two_runs(mc3.iloc[0])}" if m == paper_name("mc3") and len(mc3) else text
+                for m, text in zip(table["method"], said)]
+    out = table.assign(**{check.STATEMENT: said})
     if reference is None:
         return out
-    return out.assign(**{check.REFERENCE_STATEMENT: _said(table, reference, "max error", "max floor")})
+    summary = None if reference.empty else check.reference_summary(reference)
+    return out.assign(**{check.REFERENCE_STATEMENT: _said(table, summary, "max error", "max floor",
+                                                          _on(reference, ["data", "d", "n"]))})
 
 
-def _said(table: pd.DataFrame, summary: pd.DataFrame | None, error: str, floor: str) -> list[str]:
-    """Per row of ``table``: its method's verdict in ``summary`` with the ``error`` and ``floor`` ranges,
-    or "not checked" (no summary, an empty one, or a method not in it)."""
+def _said(table: pd.DataFrame, summary: pd.DataFrame | None, error: str, floor: str, on: str) -> list[str]:
+    """Per row of ``table``: its method's verdict in ``summary`` judged ``on`` those data sets, with the
+    ``error`` and ``floor`` ranges, or "not checked" (no summary, an empty one, or a method not in it)."""
     said = {} if summary is None or summary.empty else {
-        row["method"]: f"{row['verdict']} ({error} {row[error]}, floor {row[floor]})" for _, row in summary.iterrows()}
+        row["method"]: f"{row['verdict']} on {on} ({error} {row[error]}, floor {row[floor]})"
+        for _, row in summary.iterrows()}
     return [said.get(m, "not checked") for m in table["method"]]
 
 
+def _on(check_table: pd.DataFrame | None, keys: list[str]) -> str:
+    """The data sets of a check's table: ``d = 4, n = 200 (2 seeds)``, ``Sachs d = 11, n = 853 (1 seed)``."""
+    if check_table is None or check_table.empty:
+        return ""
+    groups = check_table.groupby(keys, sort=False)["seed"].nunique()
+    return "; ".join(" ".join([str(v) for k, v in zip(keys, key) if k == "data"]
+                              + [", ".join(f"{k} = {v}" for k, v in zip(keys, key) if k != "data")])
+                     + f" ({seeds} seed{'s' if seeds > 1 else ''})" for key, seeds in groups.items())
+
+
+def _two_runs(row: pd.Series) -> str:
+    """MC3's two-run verdict on one data set of :func:`mc3_convergence`."""
+    agree = "agree" if row[f"within {check.FACTOR:g}x"] else "disagree (not converged)"
+    return (f"its two runs on {row['data']} {agree}: max edge gap {row['max edge gap']:.3f}, "
+            f"independent draws {row['independent draws']:.3f}")
+
+
 def mc3_convergence(p: Mapping[str, Any]) -> pd.DataFrame:
-    """The two-run diagnostic of MC3 at the study's settings (module notes): one row per data set."""
-    d5 = _standardised(synthetic(p["seeds"][0], DIAGNOSTIC_ROWS, 5, 5.0, p["noise_sd"])[1])
-    n = min(p["sample_sizes"], default=DIAGNOSTIC_ROWS)
-    big = synthetic(p["seeds"][0], n, p["n_nodes"], p["expected_edges"], p["noise_sd"])[1]
+    """The two-run diagnostic of MC3 at the study's settings (module notes): one row per data set, its
+    ``setting`` the study's (``n=20``, ``sachs``; empty for the d = 5 one)."""
+    seed = p["seeds"][0]
+    data_sets = [(f"synthetic d = 5, n = {DIAGNOSTIC_ROWS}, standardised", "",
+                  standardised(synthetic(seed, DIAGNOSTIC_ROWS, 5, 5.0, p["noise_sd"])[1])),
+                 ("Sachs (d = 11)", "sachs", sachs()[1])]
+    for n in p["sample_sizes"]:
+        data = synthetic(seed, n, p["n_nodes"], p["expected_edges"], p["noise_sd"])[1]
+        data_sets.append((f"synthetic d = {p['n_nodes']}, n = {n}, seed {seed}", f"n={n}", scored(f"n={n}", data, p)))
     rows = []
-    for name, data in ((f"synthetic d = 5, n = {DIAGNOSTIC_ROWS}, standardised", d5), ("Sachs (d = 11)", sachs()[1]),
-                       (f"synthetic d = {p['n_nodes']}, n = {n}", big)):
+    for name, setting, data in data_sets:
         gap = check.two_run_gap("mc3", data, n_draws=DIAGNOSTIC_DRAWS, seeds=(0, 1), options=_options(p))
-        rows.append({"data": name, "burn-in": p["mc3_burn_in"], "thin": p["mc3_thin"], "kept states": DIAGNOSTIC_DRAWS,
+        rows.append({"data": name, "setting": setting, "burn-in": p["mc3_burn_in"], "thin": p["mc3_thin"], "kept states": DIAGNOSTIC_DRAWS,
                      "max edge gap": gap["gap"], "independent draws": gap["reference"],
                      f"within {check.FACTOR:g}x": gap["agree"]})
     return pd.DataFrame(rows)
@@ -134,7 +166,7 @@ def reference_check(p: Mapping[str, Any]) -> ReferenceCheck:
             data_sets.append(({"data": "Sachs", "d": 11, "n": 853, "seed": p["seeds"][0]}, sachs()[1]))
         else:
             data_sets += [({"data": "synthetic", "d": d, "n": n, "seed": p["seeds"][0]},
-                           synthetic(p["seeds"][0], n, d, p["expected_edges"], p["noise_sd"])[1])
+                           scored(f"n={n}", synthetic(p["seeds"][0], n, d, p["expected_edges"], p["noise_sd"])[1], p))
                           for n in p["sample_sizes"]]
     reference = {"burn_in": p["reference_burn_in"], "thin": p["reference_thin"], "n_draws": p["reference_draws"]}
     table = check.reference_check(p["methods"], data_sets, n_draws=p["reference_method_draws"],
