@@ -207,15 +207,15 @@ def all_of(pvalues: Sequence[float], alpha: float = 0.05) -> tuple[str, str]:
 
 def one_sided_p(values: Sequence[float]) -> tuple[float, float]:
     """``(p_greater, p_less)``: one-sample t-test p-values of ``mean > 0`` and ``mean < 0`` over
-    independent runs. With fewer than two runs, or no spread (every run the same value: the t
-    statistic is undefined, and a constant shows no run-to-run variation to test against), nothing
-    is decided (1, 1)."""
+    independent runs. With fewer than two runs, or no spread (every run the same value, up to
+    rounding: 1e-12 of the largest magnitude; the t statistic is then undefined, or a huge artefact of
+    the rounding, and a constant shows no run-to-run variation to test against), nothing is decided (1, 1)."""
     from scipy import stats
 
     x = np.asarray(values, dtype=float)
     if np.isnan(x).any():
         raise ValueError("one_sided_p: a value is NaN; leave undefined runs out and count them")
-    if len(x) < 2 or x.std(ddof=1) == 0:
+    if len(x) < 2 or np.ptp(x) <= 1e-12 * max(1.0, float(np.abs(x).max())):
         return 1.0, 1.0
     t = stats.ttest_1samp(x, 0.0)
     half = float(t.pvalue) / 2

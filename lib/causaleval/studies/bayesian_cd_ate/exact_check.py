@@ -68,11 +68,13 @@ def labelled(table: pd.DataFrame, setting: str, exact: pd.DataFrame | None = Non
     column saying, per method, whether it samples the exact posterior (from the ``exact`` check's table,
     :func:`exact_check`: :func:`causaleval.bayes.check.check_summary`'s verdict, its DAG TV and floor
     ranges) and, given the ``reference`` check's table (:func:`reference_check`), one saying whether it
-    agrees with the long-chain reference (verdict, max edge error and floor ranges). Each verdict names the
-    data sets it was judged on, which are not the table's own. MC3's row also gets, from ``convergence``
-    (:func:`mc3_convergence`), whether its two runs agree on a data set of the table's own setting. A
-    method that fails is labelled so beside its numbers; a check not run (None or empty) or a method not
-    in it: "not checked"."""
+    agrees with the long-chain reference (verdict, max edge error and floor ranges), judged on the
+    reference's data sets of the table's own setting where it has any (Sachs for ``sachs``; the
+    synthetic ones with that n for a synthetic setting), else on all of them. Each verdict names the data sets it
+    was judged on (the exact check's are never a table's own: d <= 5). MC3's row also gets, from
+    ``convergence`` (:func:`mc3_convergence`), whether its two runs agree on a data set of the table's
+    own setting. A method that fails is labelled so beside its numbers; a check not run (None or empty)
+    or a method not in it: "not checked"."""
     summary = None if exact is None or exact.empty else check.check_summary(exact)
     said = _said(table, summary, "DAG TV", "floor", _on(exact, ["d", "n"]))
     if convergence is not None:
@@ -82,9 +84,20 @@ def labelled(table: pd.DataFrame, setting: str, exact: pd.DataFrame | None = Non
     out = table.assign(**{check.STATEMENT: said})
     if reference is None:
         return out
-    summary = None if reference.empty else check.reference_summary(reference)
+    own = _own_rows(reference, setting)
+    rows = own if len(own) else reference
+    summary = None if rows.empty else check.reference_summary(rows)
     return out.assign(**{check.REFERENCE_STATEMENT: _said(table, summary, "max error", "max floor",
-                                                          _on(reference, ["data", "d", "n"]))})
+                                                          _on(rows, ["data", "d", "n"]))})
+
+
+def _own_rows(reference: pd.DataFrame, setting: str) -> pd.DataFrame:
+    """The rows of a reference check's table on the data of ``setting`` (``sachs`` or ``n=<rows>``)."""
+    if reference.empty:
+        return reference
+    if setting == "sachs":
+        return reference[reference["data"] == "Sachs"]
+    return reference[(reference["data"] == "synthetic") & (reference["n"] == int(setting.removeprefix("n=")))]
 
 
 def _said(table: pd.DataFrame, summary: pd.DataFrame | None, error: str, floor: str, on: str) -> list[str]:

@@ -101,7 +101,7 @@ def figure3_text(distributions: pd.DataFrame) -> str:
         modes = sorted(set(ad.regroup(first["ate"].to_numpy(), modes=[]).tolist()))
         name = f"{first['treatment'].iloc[0]} -> {first['outcome'].iloc[0]}"
         text = (f"{role}, {name}: its true ATE has {len(modes)} mode(s) over the class's DAGs "
-                f"({', '.join(f'{m:.4g}' for m in modes)})")
+                f"({', '.join(f'{m:.6g}' for m in modes)})")
         if modes == [0.0]:
             text += (f"; every DAG of the class gives ATE 0, so none has a directed path from "
                      f"{first['treatment'].iloc[0]} to {first['outcome'].iloc[0]}: any learned DAG without such a "
