@@ -5,7 +5,7 @@
     python benchmarks/bench_study6_scale.py --whole
 
 Parameters: ``06.paper.yaml`` (26 seeds, d = 20 with n = 20
-and 100, Sachs once, 1,000 DAGs per posterior, MC3 burn-in 100,000 and thinning 100), seed 0.
+and 100, Sachs at 3 seeds, 1,000 DAGs per posterior, MC3 burn-in 100,000 and thinning 100), seed 0.
 For each setting one trial runs with no method (the data, the true graph's MEC and its ATEs:
 the trial's base cost) and then once per method alone (``studies.bayesian_cd_ate.run_trial``:
 the posterior, then the ATE of every ordered pair in every distinct DAG and the per-pair
