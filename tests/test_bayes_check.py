@@ -159,7 +159,7 @@ def test_the_study_runs_the_reference_check_from_its_parameters():
 
     exact_check = importlib.import_module("causaleval.studies.bayesian_cd_ate.exact_check")
 
-    p = {"methods": ["mc3"], "seeds": [0], "sample_sizes": [50, 80], "expected_edges": 4.0, "noise_sd": 0.5,
+    p = {"methods": ["mc3"], "seeds": [0], "sample_sizes": [50, 80], "expected_edges": 4.0, "noise_sd": 0.5, "standardize": True,
          "pc_alpha": 0.05, "ges_score": "bic", "cpdag_rule": "random_extension", "mc3_burn_in": 2000, "mc3_thin": 10,
          "method_options": {}, "exact_draws": 300, "exact_draws_by_method": {}, "reference_nodes": [4],
          "reference_burn_in": 2000, "reference_thin": 20, "reference_draws": 500,

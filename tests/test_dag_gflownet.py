@@ -124,10 +124,9 @@ def test_within_twice_the_floor_of_the_exact_posterior():
     against a floor of 0.061 for as many exact draws, about 10 s. Required: the study's own rule,
     within twice the floor (``check.exact_check``), which the untrained policy (1 step) misses."""
     from causaleval.bayes import check
-    from causaleval.studies.bayesian_cd_ate.exact_check import _standardised
-    from causaleval.studies.bayesian_cd_ate.data import synthetic
+    from causaleval.studies.bayesian_cd_ate.data import standardised, synthetic
 
-    data = [({"seed": 0}, _standardised(synthetic(0, 50, 4, 4.0, 0.1)[1]))]
+    data = [({"seed": 0}, standardised(synthetic(0, 50, 4, 4.0, 0.1)[1]))]
     trained, untrained = (check.exact_check(["dag_gflownet"], data, n_draws=1500, options=options).iloc[0]
                           for options in ({"gfn_steps": 20000}, {"gfn_steps": 1, "gfn_prefill": 0}))
     assert trained["within floor"], trained.to_dict()
