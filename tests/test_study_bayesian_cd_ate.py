@@ -219,7 +219,7 @@ def test_a_saved_run_reads_back_to_the_same_tables_and_claims(tmp_path):
     report.save_table(counts, "counts", **save)
     assert S.load_run(tmp_path / "absent") is None
     run = S.load_run(tmp_path)
-    assert (run.params["seeds"], run.params["methods"]) == (p["seeds"], p["methods"])
+    assert (run.params["seeds"], run.params["methods"], run.params["standardize"]) == (p["seeds"], p["methods"], True)
     pd.testing.assert_frame_equal(S.summary_table(run.seeds), S.summary_table(seeds), check_dtype=False)
     pd.testing.assert_frame_equal(S.claims(run.seeds, run.distributions, run.params),
                                   S.claims(seeds, result["distributions"], p))
@@ -346,3 +346,13 @@ def test_a_reference_label_is_judged_on_the_tables_own_data_where_the_run_has_it
     assert sachs.startswith("holds on Sachs d = 11, n = 853 (1 seed)")
     assert n20.startswith("does not hold on synthetic d = 20, n = 20 (1 seed)")
     assert n100.startswith("does not hold on Sachs d = 11, n = 853 (1 seed); synthetic d = 20, n = 20 (1 seed)")
+
+
+def test_a_saved_run_from_before_standardize_reads_back_as_raw_columns(tmp_path):
+    import json
+
+    stamp = {"parameters": {k: v for k, v in TINY.items() if k != "standardize"}}
+    (tmp_path / "per_seed.csv").write_text("setting,method,seed,density,wd,precision,recall\n")
+    (tmp_path / "per_seed.provenance.json").write_text(json.dumps(stamp))
+    params = S.load_run(tmp_path).params
+    assert params["standardize"] is False and "raw synthetic columns" in S.describe_run(params)

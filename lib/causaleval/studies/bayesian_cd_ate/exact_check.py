@@ -139,8 +139,8 @@ def mc3_convergence(p: Mapping[str, Any]) -> pd.DataFrame:
     rows = []
     for name, setting, data in data_sets:
         gap = check.two_run_gap("mc3", data, n_draws=DIAGNOSTIC_DRAWS, seeds=(0, 1), options=_options(p))
-        rows.append({"data": name, "setting": setting, "burn-in": p["mc3_burn_in"], "thin": p["mc3_thin"], "kept states": DIAGNOSTIC_DRAWS,
-                     "max edge gap": gap["gap"], "independent draws": gap["reference"],
+        rows.append({"data": name, "setting": setting, "burn-in": p["mc3_burn_in"], "thin": p["mc3_thin"],
+                     "kept states": DIAGNOSTIC_DRAWS, "max edge gap": gap["gap"], "independent draws": gap["reference"],
                      f"within {check.FACTOR:g}x": gap["agree"]})
     return pd.DataFrame(rows)
 

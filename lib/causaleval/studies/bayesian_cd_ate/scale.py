@@ -46,6 +46,7 @@ def load_run(folder: str | Path = PAPER_SCALE_DIR) -> ScaleRun | None:
                            na_values=[""]) if path.exists() else pd.DataFrame()
 
     params = json.loads((folder / "per_seed.provenance.json").read_text())["parameters"]
+    params.setdefault("standardize", False)  # a run from before the parameter: its methods had the raw columns
     counts = read("counts")
     if "not run" in counts:
         counts["not run"] = counts["not run"].fillna("")

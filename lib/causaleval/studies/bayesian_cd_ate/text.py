@@ -15,15 +15,14 @@ from causaleval.studies.bayesian_cd_ate.paper import PAPER_SCALE, SEVEN, by_pair
 
 
 def describe_run(p: Mapping[str, Any]) -> str:
-    """What this run does, against the paper's protocol (for the notebook's Markdown); a saved run from
-    before ``standardize`` existed gave its methods the raw synthetic columns."""
+    """What this run does, against the paper's protocol (for the notebook's Markdown)."""
     synth = ", ".join(str(n) for n in p["sample_sizes"]) or "none"
     pair = " -> ".join(p["figure_pair"]) if p["figure_pair"] else "the one whose true ATE has the most modes"
     return (f"This run: synthetic data with d = {p['n_nodes']} nodes, sample sizes {synth}, seeds {p['seeds']} "
             f"({len(p['seeds'])} of the paper's {PAPER_SCALE['seeds']}); Sachs {'included' if p['sachs'] else 'left out'}"
             f"{_sachs_runs(p)}. The kit's choices, "
             f"where the paper defers to Deleu et al. (2022): about {p['expected_edges']:g} expected edges, weights "
-            f"N(0, 1), noise sd {p['noise_sd']:g}; the methods score the {'z-scored' if p.get('standardize', False) else 'raw'} "
+            f"N(0, 1), noise sd {p['noise_sd']:g}; the methods score the {'z-scored' if p['standardize'] else 'raw'} "
             f"synthetic columns, the ATEs are computed on the raw ones. Each posterior holds {p['n_posterior']} DAGs (the paper: "
             f"{PAPER_SCALE['n_posterior']}); methods {', '.join(paper_name(m) for m in p['methods'])}; bootstrap PC "
             f"at alpha = {p['pc_alpha']:g}, bootstrap GES with the {p['ges_score'].upper()} score, CPDAGs to DAGs by "
