@@ -86,7 +86,8 @@ def test_tables_agreement_and_claims_from_a_run():
     assert set(claims["verdict"]) <= set(verdicts.VERDICTS)
     assert claims.loc["wd_lower_n100", "verdict"] == verdicts.NOT_TESTED and "n=100" in claims.loc["wd_lower_n100", "evidence"]
     assert claims.loc["recall_highest_gflownet_sachs", "verdict"] == verdicts.NOT_TESTED
-    assert claims.loc["density_filter", "evidence"] != ""
+    assert claims.loc["density_filter_n20", "evidence"] != ""
+    assert claims.loc["density_filter_sachs", "verdict"] == verdicts.NOT_TESTED  # TINY runs no Sachs
     layout = S.layout(summary, "Table 1", "n=20", S.not_run(TINY, result["counts"], "n=20"))
     assert list(layout["method"]) == [S.PAPER_NAMES[m] for m in S.SEVEN]
     assert layout.set_index("method").loc["mc3", "WD (ours)"].startswith(f"{row['mean']:.3f}")
@@ -98,7 +99,7 @@ def test_an_unchanged_precision_is_not_a_raise():
     rows = [{"setting": "n=20", "method": "mc3", "seed": seed, "density": d, "treatment": "a", "outcome": "b",
              "wd": 0.1, "precision": 0.27, "recall": 0.9} for seed in (0, 1, 2) for d in (0.0, 0.3)]
     claims = S.claims(S.per_seed(pd.DataFrame(rows)), pd.DataFrame(), {**TINY, "methods": ["mc3"]}).set_index("claim")
-    assert claims.loc["density_filter", "verdict"] == verdicts.UNDECIDED
+    assert claims.loc["density_filter_n20", "verdict"] == verdicts.UNDECIDED
 
 
 def test_figure3_shows_the_papers_pair_beside_the_chosen_one_and_tests_both():
@@ -223,6 +224,13 @@ def test_a_saved_run_reads_back_to_the_same_tables_and_claims(tmp_path):
     pd.testing.assert_frame_equal(S.summary_table(run.seeds), S.summary_table(seeds), check_dtype=False)
     pd.testing.assert_frame_equal(S.claims(run.seeds, run.distributions, run.params),
                                   S.claims(seeds, result["distributions"], p))
+    assert run.convergence is None  # this run saved no two-run diagnostic
+    gap = pd.DataFrame({"data": ["Sachs (d = 11)"], "setting": ["sachs"], "burn-in": [10], "thin": [1],
+                        "kept states": [5], "max edge gap": [1.0], "independent draws": [0.08], "within 2x": [False]})
+    report.save_table(gap.set_index("data"), "mc3_convergence", **save)
+    label = S.labelled(pd.DataFrame({"method": ["mc3"]}), "sachs", convergence=S.load_run(tmp_path).convergence)
+    assert label["samples the exact posterior"].iloc[0] == (
+        "not checked; its two runs on Sachs (d = 11) disagree (not converged): max edge gap 1.000, independent draws 0.080")
     assert S.is_scale_run(S.PAPER_SCALE_DIR) and not S.is_scale_run(tmp_path) and not S.is_scale_run(None)
 
 
@@ -331,6 +339,56 @@ def test_a_method_with_no_extra_mode_does_not_learn_new_modes_and_rounding_is_no
     assert C._extra_mass(d, "dibs") == (verdicts.DOES_NOT_HOLD, "no mode beyond the true ones in any of the 3 run(s)")
     assert verdicts.one_sided_p(0.05 - np.zeros(3) + np.array([0, 1e-17, 0])) == (1.0, 1.0)
     assert verdicts.one_sided_p([0.05, 0.06, 0.07])[0] < 0.05
+
+
+def _extra(masses: list[float]) -> pd.DataFrame:
+    """Figure 3's distributions of three runs: the truth one mode at 0, the method that mode and, per
+    run, an extra mode at 0.04 of the given mass (none for 0)."""
+    rows = []
+    for seed, mass in enumerate(masses):
+        rows.append({"method": "MEC (truth)", "ate": 0.0, "mass": 1.0, "seed": seed})
+        rows += [{"method": "dag_gflownet", "ate": a, "mass": m, "seed": seed}
+                 for a, m in ((0.0, 1.0 - mass), (0.04, mass)) if m > 0]
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("masses, verdict", [
+    ([1.0, 1.0, 0.0], verdicts.DOES_NOT_HOLD),  # no run shows new modes of little mass (a t-test: undecided)
+    ([0.046, 0.048, 0.042], verdicts.HOLDS),  # every run does (a t-test on three runs: undecided)
+    ([0.01, 0.2, 0.0], verdicts.UNDECIDED),  # the runs disagree
+    ([0.01], verdicts.HOLDS),  # one run decides, as the paper's one figure
+])
+def test_new_modes_of_little_mass_are_decided_run_by_run(masses, verdict):
+    import importlib
+
+    C = importlib.import_module("causaleval.studies.bayesian_cd_ate.claims")
+    got, evidence = C._extra_mass(_extra(masses), "dag_gflownet")
+    assert got == verdict, evidence
+    assert f"extra mass per run {masses}" in evidence
+
+
+def test_a_claim_decided_run_by_run_says_its_runs_disagree_not_that_more_seeds_decide():
+    """A Figure 3 claim undecided because its Sachs runs disagree gets no "the paper's scale can decide
+    it" (more synthetic seeds add no Sachs run); the filter claim is one per setting."""
+    truth = {"method": "MEC (truth)", "pair": S.PAPER_PAIR, "treatment": "PKA", "outcome": "PIP3", "setting": "sachs"}
+    d = pd.DataFrame([{**truth, "ate": 0.0, "mass": 1.0, "seed": s} for s in (0, 1)]
+                     + [{**truth, "method": "dag_gflownet", "ate": a, "mass": 1.0, "seed": s}
+                        for s, a in ((0, 0.0), (1, 0.3))])
+    rows = [{"setting": setting, "method": "dag_gflownet", "seed": seed, "density": density, "treatment": "a",
+             "outcome": "b", "wd": 0.1, "precision": 0.1 + density, "recall": 0.9}
+            for setting in ("n=20", "sachs") for seed in (0, 1) for density in (0.0, 0.05)]
+    p = {**TINY, "seeds": [0, 1], "sachs": True, "sachs_seeds": 2, "methods": ["dag_gflownet"]}
+    claims = S.claims(S.per_seed(pd.DataFrame(rows)), d, p).set_index("claim")
+    row = claims.loc["figure3_all_modes_dag_gflownet"]
+    assert row["verdict"] == verdicts.UNDECIDED and row["evidence"].endswith("the runs disagree")
+    assert "06.paper.yaml" not in row["evidence"]
+    assert {"density_filter_n20", "density_filter_sachs"} <= set(claims.index)
+    assert claims.loc["density_filter_sachs", "test"].startswith("one-sided t over Sachs runs")
+    assert claims.loc["density_filter_n100", "verdict"] == verdicts.NOT_TESTED  # not run here
+    high = [{**r, "precision": 0.6 + r["density"]} if r["setting"] == "sachs" else r for r in rows]
+    claims = S.claims(S.per_seed(pd.DataFrame(high)), d, p).set_index("claim")
+    assert claims.loc["density_filter_sachs", "verdict"] == verdicts.NOT_TESTED
+    assert "no method's unfiltered precision is below 0.3 here" in claims.loc["density_filter_sachs", "evidence"]
 
 
 def test_a_reference_label_is_judged_on_the_tables_own_data_where_the_run_has_it():

@@ -31,6 +31,11 @@ FILTER = 0.05
 OVER_SACHS_RUNS = "one-sided t over Sachs runs (sachs_seeds), Holm"
 #: how a Figure 3 claim about modes is decided: seed by seed, not by a test over seeds
 MODES_TEST = "per seed: every true mode (numpy.isclose) among the learned values; holds in every seed or in none"
+#: how Figure 3's "new modes of very low mass" is decided: run by run, as the paper reads its one figure
+EXTRA_MODES_TEST = (f"per run: modes beyond the true ones (numpy.isclose), of total mass below {FILTER:g}; "
+                    "holds in every run or in none")
+#: the tests that decide run by run, with no test over runs (one run decides them)
+PER_RUN = (MODES_TEST, EXTRA_MODES_TEST)
 
 
 def _differences(seeds: pd.DataFrame, setting: str, a: str, b: str, metric: str, density: float = 0.0,
@@ -55,8 +60,10 @@ def claims(seeds: pd.DataFrame, distributions: pd.DataFrame, p: Mapping[str, Any
 
     def add(claim: str, source: str, statement: str, needs: Sequence[str], needs_settings: Sequence[str],
             test: Callable[[], tuple[str, str]], test_name: str = "one-sided t over seeds, Holm") -> None:
-        """One claim; a test over Sachs runs (``test_name`` :data:`OVER_SACHS_RUNS`) says, when undecided
-        with one run, that the paper's scale cannot decide it either (the paper ran Sachs once)."""
+        """One claim. When undecided: a test over Sachs runs (``test_name`` :data:`OVER_SACHS_RUNS`) with
+        one run says that the paper's scale cannot decide it either (the paper ran Sachs once); a test over
+        the synthetic seeds with fewer than the paper's says the paper's scale is the run that can; a claim
+        decided run by run (:data:`PER_RUN`) says its runs disagree."""
         missing = ([f"{paper_name(m)} in {s}" for s in needs_settings for m in needs if m not in present(s)]
                    + [paper_name(m) for m in needs if m not in run] + [s for s in needs_settings if s not in have])
         if missing:
@@ -68,6 +75,8 @@ def claims(seeds: pd.DataFrame, distributions: pd.DataFrame, p: Mapping[str, Any
         if verdict == verdicts.UNDECIDED and test_name == OVER_SACHS_RUNS and sachs_runs < 2:
             evidence += (f"; {sachs_runs} Sachs run here (sachs_seeds = {p['sachs_seeds']}; the paper ran one): a test "
                          "over runs cannot decide with one run, at any scale; sachs_seeds of 2 or more can")
+        elif verdict == verdicts.UNDECIDED and test_name in PER_RUN:
+            evidence += "; the runs disagree"
         elif verdict == verdicts.UNDECIDED and test_name != OVER_SACHS_RUNS and len(p["seeds"]) < PAPER_SCALE["seeds"]:
             evidence += (f"; {len(p['seeds'])} of the paper's {PAPER_SCALE['seeds']} seeds here: the paper's scale "
                          "(notebooks/params/06.paper.yaml) is the run that can decide it")
@@ -90,11 +99,11 @@ def claims(seeds: pd.DataFrame, distributions: pd.DataFrame, p: Mapping[str, Any
             add("recall_second_gflownet_n20", sec, "n = 20: DAG-GFlowNet's recall is above every method's but "
                 "bootstrap GES's ('closely followed by DAG-GFlowNet')", ["dag_gflownet"], [setting],
                 beats(setting, "dag_gflownet", "Recall", +1, [m for m in run if m != "bootstrap_ges"]))
-        add(f"precision_bcd_{tag}", sec, f"{setting.replace('=', ' = ')}: apart from BCD Nets every method's "
+        add(f"precision_bcd_{tag}", sec, f"{_named(setting)}: apart from BCD Nets every method's "
             "precision is poor: BCD Nets' precision is above every other method's", ["bcd_nets"], [setting],
             beats(setting, "bcd_nets", "Precision", +1))
         lowest = float(paper_table(table).query("metric == 'Recall'")["mean"].min())
-        add(f"recall_high_{tag}", sec, f"{setting.replace('=', ' = ')}: every method attains a relatively high "
+        add(f"recall_high_{tag}", sec, f"{_named(setting)}: every method attains a relatively high "
             f"recall: above the paper's own lowest in {table} ({lowest:g})", [], [setting],
             lambda s=setting, t=lowest: verdicts.all_greater(
                 {paper_name(m): seed_values(seeds, s, m, "Recall").to_numpy() - t for m in present(s)}))
@@ -113,9 +122,12 @@ def claims(seeds: pd.DataFrame, distributions: pd.DataFrame, p: Mapping[str, Any
     add("recall_highest_gflownet_sachs", "Sec. 4, Table 3", "Sachs: DAG-GFlowNet has the highest recall",
         ["dag_gflownet"], ["sachs"], beats("sachs", "dag_gflownet", "Recall", +1), OVER_SACHS_RUNS)
     densest = max(p["densities"])
-    add("density_filter", "Sec. 4.1, Figure 2", f"Filtering modes below density {densest:g} raises the precision "
-        f"of every method whose unfiltered precision is very low (below {LOW_PRECISION:g}), in every setting",
-        [], [], lambda: _filter_raises(seeds, p, run, densest), "one-sided t over seeds (Sachs: over its runs), Holm")
+    for setting in ("n=20", "n=100", "sachs"):  # Sec. 4.1: "consistent across all the experimental settings"
+        add(f"density_filter_{setting.replace('=', '')}", "Sec. 4.1, Figure 2", f"{_named(setting)}: filtering modes "
+            f"below density {densest:g} raises the precision of every method whose unfiltered precision is very "
+            f"low (below {LOW_PRECISION:g})", [], [setting],
+            lambda s=setting: _filter_raises(seeds, p, s, run, densest),
+            OVER_SACHS_RUNS if setting == "sachs" else "one-sided t over seeds, Holm")
     shown = by_pair(distributions)
     for role, suffix in ((PAPER_PAIR, ""), (CHOSEN_PAIR, "_chosen_pair")):
         dist = shown.get(role, pd.DataFrame())
@@ -129,7 +141,7 @@ def claims(seeds: pd.DataFrame, distributions: pd.DataFrame, p: Mapping[str, Any
             add(f"figure3_extra_modes_low_mass{tag}{suffix}", "Figure 3, Sec. 4.1", f"Figure 3 on Sachs, {pair}: "
                 f"{paper_name(method)} learns modes beyond the true ones, and they carry very little mass (below the "
                 f"paper's filter, {FILTER:g})", [method], ["sachs"],
-                lambda m=method, d=dist: _recorded(d) or _extra_mass(d, m), OVER_SACHS_RUNS)
+                lambda m=method, d=dist: _recorded(d) or _extra_mass(d, m), EXTRA_MODES_TEST)
     return verdicts.claims_table(rows)
 
 
@@ -155,24 +167,27 @@ def _ranges(seeds: pd.DataFrame, setting: str, methods: Sequence[str]) -> np.nda
     return (table.max(axis=1) - table.min(axis=1)).to_numpy(dtype=float)
 
 
-def _filter_raises(seeds: pd.DataFrame, p: Mapping[str, Any], run: Sequence[str], densest: float) -> tuple[str, str]:
+def _named(setting: str) -> str:
+    """``n = 20``, ``Sachs``: a setting as the statements name it."""
+    return "Sachs" if setting == "sachs" else setting.replace("=", " = ")
+
+
+def _filter_raises(seeds: pd.DataFrame, p: Mapping[str, Any], setting: str, run: Sequence[str],
+                   densest: float) -> tuple[str, str]:
+    """Whether the filter at ``densest`` raises the precision of each method below :data:`LOW_PRECISION`
+    in ``setting`` (one-sided t of the per-seed differences, Holm); ``not tested`` where no method is
+    below the line (the statement is about those methods, so it says nothing there)."""
     if densest <= 1 / p["n_posterior"]:
         return verdicts.NOT_TESTED, (f"with {p['n_posterior']} posterior DAGs every learned mode holds at least "
                                      f"1/{p['n_posterior']} >= the largest density filter {densest:g}")
     low = {}
-    for setting in settings(p):
-        for m in run:
-            values = seed_values(seeds, setting, m, "Precision")
-            if len(values) and verdicts.mean_interval(values.to_numpy()).mean < LOW_PRECISION:
-                low[f"{setting} {paper_name(m)}"] = _differences(seeds, setting, m, m, "Precision", densest, 0.0)
+    for m in run:
+        values = seed_values(seeds, setting, m, "Precision")
+        if len(values) and verdicts.mean_interval(values.to_numpy()).mean < LOW_PRECISION:
+            low[paper_name(m)] = _differences(seeds, setting, m, m, "Precision", densest, 0.0)
     if not low:
-        return verdicts.NOT_TESTED, f"no method has an unfiltered precision below {LOW_PRECISION:g} in this run"
-    verdict, tested = verdicts.all_greater({k: v[~np.isnan(v)] for k, v in low.items()})
-    none = [s for s in settings(p) if not any(k.startswith(f"{s} ") for k in low)]
-    if none:
-        tested += (f"; no method's precision is below {LOW_PRECISION:g} in {', '.join(none)}, so the claim is not "
-                   "tested there (it holds there only vacuously)")
-    return verdict, tested
+        return verdicts.NOT_TESTED, f"no method's unfiltered precision is below {LOW_PRECISION:g} here"
+    return verdicts.all_greater({k: v[~np.isnan(v)] for k, v in low.items()})
 
 
 def _recorded(distributions: pd.DataFrame) -> tuple[str, str] | None:
@@ -198,15 +213,21 @@ def _all_modes(distributions: pd.DataFrame, method: str) -> tuple[str, str]:
 
 
 def _extra_mass(distributions: pd.DataFrame, method: str) -> tuple[str, str]:
-    """Whether ``method`` learns modes beyond the true ones (none in any run: does not hold) and whether
-    their mass is below :data:`FILTER` (one-sided t over the runs)."""
+    """Whether, run by run (:data:`EXTRA_MODES_TEST`), ``method`` learns modes beyond the true ones
+    and their total mass is below :data:`FILTER`: holds when it does in every run, does not hold when in
+    none, undecided otherwise. A run with no extra mode does not meet it (nothing new is learned), nor
+    does one whose extra modes carry 0.05 or more: Figure 3 is one run, so each run is read as the
+    paper reads its figure, not averaged (a t-test over [1.0, 1.0, 0.0] is undecided, yet no run
+    shows what the paper describes)."""
     truth, learned = _modes(distributions, "MEC (truth)"), _modes(distributions, method)
     extra = np.array([learned[s].loc[[not np.isclose(v, truth[s]["ate"]).any() for v in learned[s]["ate"]],
                                      "mass"].sum() for s in learned])
     if not extra.any():
         return verdicts.DOES_NOT_HOLD, f"no mode beyond the true ones in any of the {len(extra)} run(s)"
-    verdict, tested = verdicts.all_greater({f"{FILTER:g} - extra mass": FILTER - extra})
-    return verdict, f"extra mass {np.round(extra, 3).tolist()} per seed; {tested}"
+    met = (extra > 0) & (extra < FILTER)
+    verdict = verdicts.HOLDS if met.all() else verdicts.DOES_NOT_HOLD if not met.any() else verdicts.UNDECIDED
+    return verdict, (f"extra mass per run {np.round(extra, 3).tolist()} (0: no extra mode); below {FILTER:g} "
+                     f"with an extra mode in {int(met.sum())} of {len(met)} run(s)")
 
 
 def claims_text(table: pd.DataFrame) -> str:

@@ -4,8 +4,8 @@ That run is the notebook itself at Emezue et al. (2023)'s scale (d = 20 with n =
 Sachs, 1,000 DAGs per posterior) for the methods and the seeds it lists (the paper has 26 seeds;
 the parameter file says how many it runs, and the stamp records them); it writes its outputs under
 ``figures/06_bayesian_cd_ate/paper_scale/``. The notebook at its defaults reads back the per-seed
-means over pairs (``per_seed.csv``), Figure 3's distributions and the counts, with the parameters
-from the provenance stamp, and recomputes the tables and the claims from them with the same
+means over pairs (``per_seed.csv``), Figure 3's distributions, the counts and MC3's two-run
+diagnostic (``mc3_convergence.csv``), with the parameters from the provenance stamp, and recomputes the tables and the claims from them with the same
 functions, so the claims are tested at the paper's scale by the current code.
 """
 
@@ -26,12 +26,15 @@ PAPER_SCALE_DIR = paths.ROOT / "figures" / "06_bayesian_cd_ate" / "paper_scale"
 
 @dataclass(frozen=True)
 class ScaleRun:
-    """A finished run read back: per-seed means, Figure 3's distributions, counts and parameters."""
+    """A finished run read back: per-seed means, Figure 3's distributions, counts, parameters and MC3's
+    two-run diagnostic at the run's own settings (:func:`.exact_check.mc3_convergence`; None when the
+    run saved none)."""
 
     seeds: pd.DataFrame
     distributions: pd.DataFrame
     counts: pd.DataFrame
     params: dict[str, Any]
+    convergence: pd.DataFrame | None
 
 
 def load_run(folder: str | Path = PAPER_SCALE_DIR) -> ScaleRun | None:
@@ -50,7 +53,9 @@ def load_run(folder: str | Path = PAPER_SCALE_DIR) -> ScaleRun | None:
     counts = read("counts")
     if "not run" in counts:
         counts["not run"] = counts["not run"].fillna("")
-    return ScaleRun(read("per_seed"), read("figure3_distributions"), counts, params)
+    convergence = read("mc3_convergence")
+    return ScaleRun(read("per_seed"), read("figure3_distributions"), counts, params,
+                    None if convergence.empty else convergence)
 
 
 def is_scale_run(output_dir: str | Path | None) -> bool:
