@@ -72,7 +72,13 @@ def test_tables_agreement_and_claims_from_a_run():
     one = per_seed[(per_seed["method"] == "mc3") & (per_seed["density"] == 0)]["wd"]
     row = wd[wd["method"] == "mc3"].iloc[0]
     assert row["mean"] == pytest.approx(one.mean()) and row["spread"] == pytest.approx(one.std(ddof=1) / np.sqrt(2))
-    table = S.agreement(per_seed, TINY)
+    apart = S.agreement(per_seed, TINY)  # TINY draws 4 DAGs per posterior, the paper 1,000
+    modes = apart["metric"] != "WD"
+    assert (apart.loc[modes, "status"] == verdicts.NOT_COMPARABLE).all() and modes.any()
+    assert apart.loc[modes, "reason"].str.startswith("4 DAGs per posterior against the paper's 1000").all()
+    assert "not comparable: 4 DAGs per posterior" in S.summary_text(apart)
+    table = S.agreement(per_seed, {**TINY, "n_posterior": S.PAPER_SCALE["n_posterior"]})  # judged as drawn
+    pd.testing.assert_frame_equal(table[~modes].drop(columns="scale"), apart[~modes].drop(columns="scale"))
     assert set(table["table"]) == {"Table 1"} and (table["n_runs"] == 2).all()
     assert set(table["status"]) <= {verdicts.MATCHES, verdicts.DIFFERS, verdicts.UNDECIDED}
     inside = (table["low"] <= table["paper"]) & (table["paper"] <= table["high"])

@@ -85,7 +85,11 @@ def agreement(seeds: pd.DataFrame, p: Mapping[str, Any]) -> pd.DataFrame:
     wider than that cannot tell the paper's methods apart, so a match within it is ``undecided``.
     ``scale`` says how far the run is from the paper's protocol (the seeds this table's setting ran,
     against the paper's: one run for Table 3); a method the paper lacks is left out. ``seeds``:
-    :func:`per_seed`'s table."""
+    :func:`per_seed`'s table. A run that draws another number of DAGs per posterior than the paper's
+    (``n_posterior``) shows its precision and recall as ``not comparable``, never judged: they count
+    the distinct ATE values of the drawn DAGs (modes), and fewer DAGs give fewer modes (20 DAGs can
+    hold at most 20), so they move with the number drawn; the WD, a distance between distributions,
+    is judged."""
     seeds = seeds[seeds["density"] == 0]
     rows = []
     for name in PAPER_TABLES:
@@ -102,8 +106,13 @@ def agreement(seeds: pd.DataFrame, p: Mapping[str, Any]) -> pd.DataFrame:
                 cell = paper_value(name, method, metric)
                 if cell is None:
                     continue
-                row = verdicts.agreement(runs[col], cell["printed"], item=f"{name} {paper_name(method)} {metric}",
-                                         resolution=resolution[metric])
+                item = f"{name} {paper_name(method)} {metric}"
+                if metric != "WD" and p["n_posterior"] != PAPER_SCALE["n_posterior"]:
+                    row = verdicts.not_comparable(item, float(runs[col].mean()), float(cell["printed"]), (
+                        f"{p['n_posterior']} DAGs per posterior against the paper's {PAPER_SCALE['n_posterior']}: "
+                        "precision and recall count modes, which move with the number of DAGs drawn"))
+                else:
+                    row = verdicts.agreement(runs[col], cell["printed"], item=item, resolution=resolution[metric])
                 rows.append({"table": name, "method": paper_name(method), "metric": metric, **row, "scale": scale})
     return verdicts.agreement_table(rows) if rows else pd.DataFrame(columns=["table", "method", "metric", "status"])
 

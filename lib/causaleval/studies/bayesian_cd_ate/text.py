@@ -80,11 +80,13 @@ def summary_text(table: pd.DataFrame) -> str:
     rules = table.loc[table["status"] == verdicts.MATCHES, "rule"].value_counts()
     scales = "; ".join(f"{name}: {scale}" for name, scale in table.groupby("table", sort=False)["scale"].first().items())
     wide = int((table["status"] == verdicts.UNDECIDED).sum())
+    apart = table.loc[table["status"] == verdicts.NOT_COMPARABLE, "reason"]
     return (f"Of {len(table)} cells of Tables 1-3 compared ({scales}): "
             f"{', '.join(f'{n} {status}' for status, n in counts.items())}"
             + (f" (matched by {', '.join(f'{r}: {n}' for r, n in rules.items())})" if len(rules) else "")
             + (f"; {wide} undecided: the paper's value lies in an interval wider than the spread of the paper's "
-               "own methods in that column, which cannot tell them apart" if wide else "") + ".")
+               "own methods in that column, which cannot tell them apart" if wide else "")
+            + (f"; {len(apart)} {verdicts.NOT_COMPARABLE}: {apart.iloc[0]}" if len(apart) else "") + ".")
 
 
 def figure3_text(distributions: pd.DataFrame) -> str:
