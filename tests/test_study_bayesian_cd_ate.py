@@ -420,3 +420,23 @@ def test_a_saved_run_from_before_standardize_reads_back_as_raw_columns(tmp_path)
     (tmp_path / "per_seed.provenance.json").write_text(json.dumps(stamp))
     params = S.load_run(tmp_path).params
     assert params["standardize"] is False and "raw synthetic columns" in S.describe_run(params)
+
+
+def test_the_papers_value_is_judged_with_its_own_error_or_as_one_run():
+    """Tables 1-2: the paper's mean over 26 seeds has a standard error too (Welch's interval of the two
+    means); Table 3: the paper's value is one run (the prediction interval of one of our runs)."""
+    from scipy import stats
+
+    ours = pd.Series([0.25, 0.27, 0.29])  # mean 0.27, sd 0.02, three seeds
+    mean_only = verdicts.mean_interval(ours)
+    table1 = pd.Series({"spread": 0.03, "spread_kind": "se_seeds"})
+    welch = S.comparison_interval(ours, table1, 26)
+    a, b = 0.02 ** 2 / 3, 0.03 ** 2
+    df = (a + b) ** 2 / (a ** 2 / 2 + b ** 2 / 25)
+    assert 25 < df < 26 and welch.high - 0.27 == pytest.approx(stats.t.ppf(0.975, df) * np.sqrt(a + b))
+    assert mean_only.high < 0.33 < welch.high  # outside our mean's interval, inside the two-sample one
+    one_run = S.comparison_interval(ours, pd.Series({"spread": 0.1, "spread_kind": "sd_pairs"}), 1)
+    assert one_run.high - 0.27 == pytest.approx(stats.t.ppf(0.975, 2) * 0.02 * np.sqrt(1 + 1 / 3))
+    assert S.comparison_interval(ours, table1, 26).n == 3 and not S.comparison_interval(ours[:1], table1, 26).defined
+    row = verdicts.agreement(welch, "0.33", item="Table 1 x WD")
+    assert row["status"] == verdicts.MATCHES and verdicts.agreement(ours, "0.33", item="x")["status"] == verdicts.DIFFERS

@@ -30,14 +30,16 @@ from causaleval.studies.bayesian_cd_ate.paper import (
     CHOSEN_PAIR, PAPER_NAMES, PAPER_PAIR, PAPER_SCALE, PAPER_TABLES, SEVEN, paper_table,
 )
 from causaleval.studies.bayesian_cd_ate.scale import PAPER_SCALE_DIR, is_scale_run, load_run
-from causaleval.studies.bayesian_cd_ate.tables import agreement, layout, left_out, per_seed, summary_table, table_setting
+from causaleval.studies.bayesian_cd_ate.tables import (
+    agreement, comparison_interval, layout, left_out, per_seed, summary_table, table_setting,
+)
 from causaleval.studies.bayesian_cd_ate.text import describe_run, figure3_text, methods_table, not_run, summary_text
 from causaleval.studies.bayesian_cd_ate.trials import POSTERIOR_OPTIONS, pair_scores, run_trial, weighted_unique
 
 STUDY = "06_bayesian_cd_ate"
 
 __all__ = ["CHOSEN_PAIR", "PAPER_NAMES", "PAPER_PAIR", "PAPER_SCALE", "PAPER_SCALE_DIR", "PAPER_TABLES", "SEVEN", "STUDY", "agreement", "check_params", "check_summary",
-           "claims", "claims_text", "config", "describe_run", "exact_check", "figure3_text", "figure2", "figure3", "grid", "is_scale_run", "labelled", "layout", "left_out", "load_run",
+           "claims", "claims_text", "comparison_interval", "config", "describe_run", "exact_check", "figure3_text", "figure2", "figure3", "grid", "is_scale_run", "labelled", "layout", "left_out", "load_run",
            "mc3_convergence", "methods_table", "not_run", "pair_scores", "paper_table", "per_seed", "reference_check",
            "reference_summary", "run", "run_trial", "sachs",
            "settings", "summary_table", "summary_text", "synthetic", "table_setting", "weighted_unique"]

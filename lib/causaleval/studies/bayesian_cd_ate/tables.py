@@ -3,6 +3,7 @@ its values beside ours, and the agreement cell by cell (:func:`causaleval.verdic
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -80,7 +81,8 @@ def _pm(mean: float, spread: float) -> str:
 def agreement(seeds: pd.DataFrame, p: Mapping[str, Any]) -> pd.DataFrame:
     """Every cell of Tables 1-3 of a method we ran, judged by :func:`causaleval.verdicts.agreement`:
     the paper's value (as printed) against our per-seed means over pairs, the seeds being the
-    independent runs (one seed: the printed precision alone decides). The resolution of a cell is the
+    independent runs, in the interval of :func:`comparison_interval` (one seed: the printed precision
+    alone decides). The resolution of a cell is the
     spread of the paper's own means over its methods in that table and metric (max - min): an interval
     wider than that cannot tell the paper's methods apart, so a match within it is ``undecided``.
     ``scale`` says how far the run is from the paper's protocol (the seeds this table's setting ran,
@@ -112,9 +114,39 @@ def agreement(seeds: pd.DataFrame, p: Mapping[str, Any]) -> pd.DataFrame:
                         f"{p['n_posterior']} DAGs per posterior against the paper's {PAPER_SCALE['n_posterior']}: "
                         "precision and recall count modes, which move with the number of DAGs drawn"))
                 else:
-                    row = verdicts.agreement(runs[col], cell["printed"], item=item, resolution=resolution[metric])
+                    row = verdicts.agreement(comparison_interval(runs[col], cell, PAPER_SCALE["runs"][name]),
+                                             cell["printed"], item=item, resolution=resolution[metric])
                 rows.append({"table": name, "method": paper_name(method), "metric": metric, **row, "scale": scale})
     return verdicts.agreement_table(rows) if rows else pd.DataFrame(columns=["table", "method", "metric", "status"])
+
+
+def comparison_interval(values: pd.Series, cell: pd.Series, paper_runs: int,
+                        level: float = verdicts.LEVEL) -> verdicts.Interval:
+    """The interval around our mean (``values``: one per seed) that the paper's value is judged in.
+
+    * The paper's mean over ``paper_runs`` > 1 seeds with its standard error ``se_p`` (``spread_kind``
+      ``se_seeds``, Tables 1-2): both means carry sampling error, so the two-sample (Welch) interval
+      ``mean +/- t_df sqrt(s^2 / n + se_p^2)``, ``df`` by Welch-Satterthwaite,
+      ``(a + b)^2 / (a^2 / (n - 1) + b^2 / (paper_runs - 1))`` with ``a = s^2 / n``, ``b = se_p^2``.
+    * One paper run (Table 3): its value is one draw of a run, not a mean, so the prediction interval
+      of one run, ``mean +/- t_{n-1} s sqrt(1 + 1 / n)``.
+
+    Undefined (NaN bounds) with fewer than two seeds of ours; ``[mean, mean]`` when nothing varies."""
+    from scipy import stats
+
+    x = values.to_numpy(dtype=float)
+    n, mean = len(x), float(x.mean()) if len(x) else math.nan
+    if n < 2:
+        return verdicts.Interval(mean, math.nan, math.nan, n, level)
+    s2 = float(x.var(ddof=1))
+    if paper_runs > 1 and cell["spread_kind"] == "se_seeds":
+        a, b = s2 / n, float(cell["spread"]) ** 2
+        se = math.sqrt(a + b)
+        df = (a + b) ** 2 / (a ** 2 / (n - 1) + b ** 2 / (paper_runs - 1)) if se > 0 else n - 1
+    else:
+        se, df = math.sqrt(s2 * (1 + 1 / n)), n - 1
+    half = float(stats.t.ppf((1 + level) / 2, df)) * se
+    return verdicts.Interval(mean, mean - half, mean + half, n, level)
 
 
 def left_out(summary: pd.DataFrame) -> pd.DataFrame:
