@@ -73,12 +73,11 @@ def test_tables_agreement_and_claims_from_a_run():
     row = wd[wd["method"] == "mc3"].iloc[0]
     assert row["mean"] == pytest.approx(one.mean()) and row["spread"] == pytest.approx(one.std(ddof=1) / np.sqrt(2))
     apart = S.agreement(per_seed, TINY)  # TINY draws 4 DAGs per posterior, the paper 1,000
-    modes = apart["metric"] != "WD"
-    assert (apart.loc[modes, "status"] == verdicts.NOT_COMPARABLE).all() and modes.any()
-    assert apart.loc[modes, "reason"].str.startswith("4 DAGs per posterior against the paper's 1000").all()
-    assert "not comparable: 4 DAGs per posterior" in S.summary_text(apart)
+    assert (apart["status"] == verdicts.NOT_COMPARABLE).all() and (apart["n_runs"] == 2).all()
+    assert apart["reason"].str.startswith("4 DAGs per posterior against the paper's 1000").all()
+    assert S.summary_text(apart).count("not comparable") == 2  # counted once, its reason once
     table = S.agreement(per_seed, {**TINY, "n_posterior": S.PAPER_SCALE["n_posterior"]})  # judged as drawn
-    pd.testing.assert_frame_equal(table[~modes].drop(columns="scale"), apart[~modes].drop(columns="scale"))
+    assert table["rule"].str.contains("Welch interval with the paper's standard error|printed precision").all()
     assert set(table["table"]) == {"Table 1"} and (table["n_runs"] == 2).all()
     assert set(table["status"]) <= {verdicts.MATCHES, verdicts.DIFFERS, verdicts.UNDECIDED}
     inside = (table["low"] <= table["paper"]) & (table["paper"] <= table["high"])
@@ -93,6 +92,9 @@ def test_tables_agreement_and_claims_from_a_run():
     assert claims.loc["wd_lower_n100", "verdict"] == verdicts.NOT_TESTED and "n=100" in claims.loc["wd_lower_n100", "evidence"]
     assert claims.loc["recall_highest_gflownet_sachs", "verdict"] == verdicts.NOT_TESTED
     assert claims.loc["density_filter_n20", "evidence"] != ""
+    for claim in ("recall_high_n20", "density_filter_n20"):  # they count modes, at 4 of the paper's 1,000 DAGs
+        assert claims.loc[claim, "verdict"] == verdicts.NOT_TESTED
+        assert claims.loc[claim, "evidence"].startswith("4 DAGs per posterior against the paper's 1000")
     assert claims.loc["density_filter_sachs", "verdict"] == verdicts.NOT_TESTED  # TINY runs no Sachs
     layout = S.layout(summary, "Table 1", "n=20", S.not_run(TINY, result["counts"], "n=20"))
     assert list(layout["method"]) == [S.PAPER_NAMES[m] for m in S.SEVEN]
@@ -104,7 +106,8 @@ def test_an_unchanged_precision_is_not_a_raise():
     """MC3's 0.27 -> 0.27 under the density filter: no raise (the interval of the difference holds 0)."""
     rows = [{"setting": "n=20", "method": "mc3", "seed": seed, "density": d, "treatment": "a", "outcome": "b",
              "wd": 0.1, "precision": 0.27, "recall": 0.9} for seed in (0, 1, 2) for d in (0.0, 0.3)]
-    claims = S.claims(S.per_seed(pd.DataFrame(rows)), pd.DataFrame(), {**TINY, "methods": ["mc3"]}).set_index("claim")
+    p = {**TINY, "methods": ["mc3"], "n_posterior": 1000}
+    claims = S.claims(S.per_seed(pd.DataFrame(rows)), pd.DataFrame(), p).set_index("claim")
     assert claims.loc["density_filter_n20", "verdict"] == verdicts.UNDECIDED
 
 
@@ -237,6 +240,8 @@ def test_a_saved_run_reads_back_to_the_same_tables_and_claims(tmp_path):
     label = S.labelled(pd.DataFrame({"method": ["mc3"]}), "sachs", convergence=S.load_run(tmp_path).convergence)
     assert label["samples the exact posterior"].iloc[0] == (
         "not checked; its two runs on Sachs (d = 11) disagree (not converged): max edge gap 1.000, independent draws 0.080")
+    report.save_table(gap.set_index("data"), "mc3_convergence", **{**save, "params": {**p, "seeds": [5]}})
+    assert S.load_run(tmp_path).convergence is None  # another run's diagnostic is not this run's
     assert S.is_scale_run(S.PAPER_SCALE_DIR) and not S.is_scale_run(tmp_path) and not S.is_scale_run(None)
 
 
@@ -370,7 +375,7 @@ def test_new_modes_of_little_mass_are_decided_run_by_run(masses, verdict):
     C = importlib.import_module("causaleval.studies.bayesian_cd_ate.claims")
     got, evidence = C._extra_mass(_extra(masses), "dag_gflownet")
     assert got == verdict, evidence
-    assert f"extra mass per run {masses}" in evidence
+    assert f"largest extra mode's mass per run {masses}" in evidence
 
 
 def test_a_claim_decided_run_by_run_says_its_runs_disagree_not_that_more_seeds_decide():
@@ -383,7 +388,7 @@ def test_a_claim_decided_run_by_run_says_its_runs_disagree_not_that_more_seeds_d
     rows = [{"setting": setting, "method": "dag_gflownet", "seed": seed, "density": density, "treatment": "a",
              "outcome": "b", "wd": 0.1, "precision": 0.1 + density, "recall": 0.9}
             for setting in ("n=20", "sachs") for seed in (0, 1) for density in (0.0, 0.05)]
-    p = {**TINY, "seeds": [0, 1], "sachs": True, "sachs_seeds": 2, "methods": ["dag_gflownet"]}
+    p = {**TINY, "seeds": [0, 1], "sachs": True, "sachs_seeds": 2, "methods": ["dag_gflownet"], "n_posterior": 1000}
     claims = S.claims(S.per_seed(pd.DataFrame(rows)), d, p).set_index("claim")
     row = claims.loc["figure3_all_modes_dag_gflownet"]
     assert row["verdict"] == verdicts.UNDECIDED and row["evidence"].endswith("the runs disagree")
@@ -430,13 +435,19 @@ def test_the_papers_value_is_judged_with_its_own_error_or_as_one_run():
     ours = pd.Series([0.25, 0.27, 0.29])  # mean 0.27, sd 0.02, three seeds
     mean_only = verdicts.mean_interval(ours)
     table1 = pd.Series({"spread": 0.03, "spread_kind": "se_seeds"})
-    welch = S.comparison_interval(ours, table1, 26)
+    welch, kind = S.comparison_interval(ours, table1, 26)
+    assert kind == "Welch interval with the paper's standard error"
     a, b = 0.02 ** 2 / 3, 0.03 ** 2
     df = (a + b) ** 2 / (a ** 2 / 2 + b ** 2 / 25)
     assert 25 < df < 26 and welch.high - 0.27 == pytest.approx(stats.t.ppf(0.975, df) * np.sqrt(a + b))
     assert mean_only.high < 0.33 < welch.high  # outside our mean's interval, inside the two-sample one
-    one_run = S.comparison_interval(ours, pd.Series({"spread": 0.1, "spread_kind": "sd_pairs"}), 1)
+    one_run, kind = S.comparison_interval(ours, pd.Series({"spread": 0.1, "spread_kind": "sd_pairs"}), 1)
+    assert kind == "prediction interval of one run"
     assert one_run.high - 0.27 == pytest.approx(stats.t.ppf(0.975, 2) * 0.02 * np.sqrt(1 + 1 / 3))
-    assert S.comparison_interval(ours, table1, 26).n == 3 and not S.comparison_interval(ours[:1], table1, 26).defined
+    assert not S.comparison_interval(ours[:1], table1, 26)[0].defined
+    blank = pd.Series({"spread": np.nan, "spread_kind": "se_seeds"})  # no standard error printed: our mean's interval
+    assert S.comparison_interval(ours, blank, 26) == (verdicts.mean_interval(ours), "interval")
+    with pytest.raises(ValueError, match="NaN"):
+        S.comparison_interval(pd.Series([0.1, np.nan, 0.2]), table1, 26)
     row = verdicts.agreement(welch, "0.33", item="Table 1 x WD")
     assert row["status"] == verdicts.MATCHES and verdicts.agreement(ours, "0.33", item="x")["status"] == verdicts.DIFFERS

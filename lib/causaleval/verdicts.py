@@ -318,7 +318,8 @@ def explained(row: Mapping[str, Any], paper: Any, alternative: str, values: Iter
 
 
 def not_comparable(item: str, ours: float, paper: float, reason: str) -> dict[str, Any]:
-    """An agreement row whose data are not the paper's: shown, never judged."""
+    """An agreement row whose data are not the paper's, or whose quantity depends on a setting the run
+    does not share with the paper (``reason`` says which): shown, never judged."""
     if not reason:
         raise ValueError(f"not_comparable({item!r}): a reason is required")
     return {"item": item, "ours": ours, "low": math.nan, "high": math.nan, "n_runs": 0, "paper": paper,

@@ -32,7 +32,7 @@ OVER_SACHS_RUNS = "one-sided t over Sachs runs (sachs_seeds), Holm"
 #: how a Figure 3 claim about modes is decided: seed by seed, not by a test over seeds
 MODES_TEST = "per seed: every true mode (numpy.isclose) among the learned values; holds in every seed or in none"
 #: how Figure 3's "new modes of very low mass" is decided: run by run, as the paper reads its one figure
-EXTRA_MODES_TEST = (f"per run: modes beyond the true ones (numpy.isclose), of total mass below {FILTER:g}; "
+EXTRA_MODES_TEST = (f"per run: modes beyond the true ones (numpy.isclose), each of mass below {FILTER:g}; "
                     "holds in every run or in none")
 #: the tests that decide run by run, with no test over runs (one run decides them)
 PER_RUN = (MODES_TEST, EXTRA_MODES_TEST)
@@ -59,16 +59,24 @@ def claims(seeds: pd.DataFrame, distributions: pd.DataFrame, p: Mapping[str, Any
         return list(dict.fromkeys(seeds.loc[seeds["setting"] == setting, "method"]))
 
     def add(claim: str, source: str, statement: str, needs: Sequence[str], needs_settings: Sequence[str],
-            test: Callable[[], tuple[str, str]], test_name: str = "one-sided t over seeds, Holm") -> None:
+            test: Callable[[], tuple[str, str]], test_name: str = "one-sided t over seeds, Holm",
+            counts_modes: bool = False) -> None:
         """One claim. When undecided: a test over Sachs runs (``test_name`` :data:`OVER_SACHS_RUNS`) with
         one run says that the paper's scale cannot decide it either (the paper ran Sachs once); a test over
         the synthetic seeds with fewer than the paper's says the paper's scale is the run that can; a claim
-        decided run by run (:data:`PER_RUN`) says its runs disagree."""
+        decided run by run (:data:`PER_RUN`) says its runs disagree. A claim that ``counts_modes`` against
+        a number of the paper's or an absolute mass (the modes' count and masses move with the DAGs drawn)
+        is not tested when the run draws another number of DAGs per posterior than the paper."""
         missing = ([f"{paper_name(m)} in {s}" for s in needs_settings for m in needs if m not in present(s)]
                    + [paper_name(m) for m in needs if m not in run] + [s for s in needs_settings if s not in have])
         if missing:
             rows.append(verdicts.claim(claim, statement, verdicts.NOT_TESTED, f"not run here: {', '.join(missing)}",
                                        source=source))
+            return
+        if counts_modes and p["n_posterior"] != PAPER_SCALE["n_posterior"]:
+            rows.append(verdicts.claim(claim, statement, verdicts.NOT_TESTED, (
+                f"{p['n_posterior']} DAGs per posterior against the paper's {PAPER_SCALE['n_posterior']}: the modes' "
+                "count and masses move with the DAGs drawn (one DAG carries 1/n_posterior)"), source=source))
             return
         verdict, evidence = test()
         sachs_runs = min(p["sachs_seeds"], len(p["seeds"]))
@@ -106,7 +114,8 @@ def claims(seeds: pd.DataFrame, distributions: pd.DataFrame, p: Mapping[str, Any
         add(f"recall_high_{tag}", sec, f"{_named(setting)}: every method attains a relatively high "
             f"recall: above the paper's own lowest in {table} ({lowest:g})", [], [setting],
             lambda s=setting, t=lowest: verdicts.all_greater(
-                {paper_name(m): seed_values(seeds, s, m, "Recall").to_numpy() - t for m in present(s)}))
+                {paper_name(m): seed_values(seeds, s, m, "Recall").to_numpy() - t for m in present(s)}),
+            counts_modes=True)
     add("wd_lower_n100", "Sec. 4, Tables 1-2", "WD is lower with n = 100 than with n = 20, for every method",
         [], ["n=20", "n=100"], lambda: verdicts.all_greater(
             {paper_name(m): _paired_settings(seeds, m, "WD", "n=20", "n=100") for m in present("n=20")
@@ -127,7 +136,7 @@ def claims(seeds: pd.DataFrame, distributions: pd.DataFrame, p: Mapping[str, Any
             f"below density {densest:g} raises the precision of every method whose unfiltered precision is very "
             f"low (below {LOW_PRECISION:g})", [], [setting],
             lambda s=setting: _filter_raises(seeds, p, s, run, densest),
-            OVER_SACHS_RUNS if setting == "sachs" else "one-sided t over seeds, Holm")
+            OVER_SACHS_RUNS if setting == "sachs" else "one-sided t over seeds, Holm", counts_modes=True)
     shown = by_pair(distributions)
     for role, suffix in ((PAPER_PAIR, ""), (CHOSEN_PAIR, "_chosen_pair")):
         dist = shown.get(role, pd.DataFrame())
@@ -135,13 +144,13 @@ def claims(seeds: pd.DataFrame, distributions: pd.DataFrame, p: Mapping[str, Any
         for method in ("dag_gflownet", "bcd_nets"):
             add(f"figure3_all_modes_{method}{suffix}", "Figure 3", f"Figure 3 on Sachs, {pair}: {paper_name(method)} "
                 "captures every mode of the true ATE distribution", [method], ["sachs"],
-                lambda m=method, d=dist: _recorded(d) or _all_modes(d, m), MODES_TEST)
+                lambda m=method, d=dist: _recorded(d) or _all_modes(d, m), MODES_TEST, counts_modes=True)
         for method in ("dag_gflownet", "bootstrap_ges", "dibs"):  # Sec. 4.1: "DAG-GFlowNet (and ... GES, DiBs)"
             tag = "" if method == "dag_gflownet" else f"_{method}"
             add(f"figure3_extra_modes_low_mass{tag}{suffix}", "Figure 3, Sec. 4.1", f"Figure 3 on Sachs, {pair}: "
                 f"{paper_name(method)} learns modes beyond the true ones, and they carry very little mass (below the "
                 f"paper's filter, {FILTER:g})", [method], ["sachs"],
-                lambda m=method, d=dist: _recorded(d) or _extra_mass(d, m), EXTRA_MODES_TEST)
+                lambda m=method, d=dist: _recorded(d) or _extra_mass(d, m), EXTRA_MODES_TEST, counts_modes=True)
     return verdicts.claims_table(rows)
 
 
@@ -213,21 +222,23 @@ def _all_modes(distributions: pd.DataFrame, method: str) -> tuple[str, str]:
 
 
 def _extra_mass(distributions: pd.DataFrame, method: str) -> tuple[str, str]:
-    """Whether, run by run (:data:`EXTRA_MODES_TEST`), ``method`` learns modes beyond the true ones
-    and their total mass is below :data:`FILTER`: holds when it does in every run, does not hold when in
-    none, undecided otherwise. A run with no extra mode does not meet it (nothing new is learned), nor
-    does one whose extra modes carry 0.05 or more: Figure 3 is one run, so each run is read as the
-    paper reads its figure, not averaged (a t-test over [1.0, 1.0, 0.0] is undecided, yet no run
-    shows what the paper describes)."""
+    """Whether, run by run (:data:`EXTRA_MODES_TEST`), ``method`` learns modes beyond the true ones,
+    each of mass below :data:`FILTER` (the paper's filter, which acts mode by mode): holds when it does
+    in every run, does not hold when in none, undecided otherwise. A run with no extra mode does not
+    meet it (nothing new is learned), nor does one with an extra mode of 0.05 or more. Figure 3 is one
+    run, so each run is read as the paper reads its figure, not averaged (a t-test over [1.0, 1.0, 0.0]
+    is undecided, yet no run shows what the paper describes); that every run must show it is the
+    kit's reading of the paper's "tends to"."""
     truth, learned = _modes(distributions, "MEC (truth)"), _modes(distributions, method)
-    extra = np.array([learned[s].loc[[not np.isclose(v, truth[s]["ate"]).any() for v in learned[s]["ate"]],
-                                     "mass"].sum() for s in learned])
-    if not extra.any():
-        return verdicts.DOES_NOT_HOLD, f"no mode beyond the true ones in any of the {len(extra)} run(s)"
-    met = (extra > 0) & (extra < FILTER)
+    largest = np.array([learned[s].loc[[not np.isclose(v, truth[s]["ate"]).any() for v in learned[s]["ate"]],
+                                       "mass"].max() for s in learned])
+    largest = np.nan_to_num(largest, nan=0.0)  # a run with no extra mode: 0
+    if not largest.any():
+        return verdicts.DOES_NOT_HOLD, f"no mode beyond the true ones in any of the {len(largest)} run(s)"
+    met = (largest > 0) & (largest < FILTER)
     verdict = verdicts.HOLDS if met.all() else verdicts.DOES_NOT_HOLD if not met.any() else verdicts.UNDECIDED
-    return verdict, (f"extra mass per run {np.round(extra, 3).tolist()} (0: no extra mode); below {FILTER:g} "
-                     f"with an extra mode in {int(met.sum())} of {len(met)} run(s)")
+    return verdict, (f"largest extra mode's mass per run {np.round(largest, 3).tolist()} (0: no extra mode); "
+                     f"every extra mode below {FILTER:g} in {int(met.sum())} of {len(met)} run(s)")
 
 
 def claims_text(table: pd.DataFrame) -> str:

@@ -5,8 +5,9 @@ Sachs, 1,000 DAGs per posterior) for the methods and the seeds it lists (the pap
 the parameter file says how many it runs, and the stamp records them); it writes its outputs under
 ``figures/06_bayesian_cd_ate/paper_scale/``. The notebook at its defaults reads back the per-seed
 means over pairs (``per_seed.csv``), Figure 3's distributions, the counts and MC3's two-run
-diagnostic (``mc3_convergence.csv``), with the parameters from the provenance stamp, and recomputes the tables and the claims from them with the same
-functions, so the claims are tested at the paper's scale by the current code.
+diagnostic (``mc3_convergence.csv``), with the parameters from the provenance stamp, and recomputes
+the tables and the claims from them with the same functions, so the claims are tested at the paper's
+scale by the current code.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ PAPER_SCALE_DIR = paths.ROOT / "figures" / "06_bayesian_cd_ate" / "paper_scale"
 class ScaleRun:
     """A finished run read back: per-seed means, Figure 3's distributions, counts, parameters and MC3's
     two-run diagnostic at the run's own settings (:func:`.exact_check.mc3_convergence`; None when the
-    run saved none)."""
+    run saved none, or when the saved one's parameter hash is not the per-seed table's: another run's)."""
 
     seeds: pd.DataFrame
     distributions: pd.DataFrame
@@ -48,14 +49,18 @@ def load_run(folder: str | Path = PAPER_SCALE_DIR) -> ScaleRun | None:
         return pd.read_csv(path, float_precision="round_trip", keep_default_na=False,
                            na_values=[""]) if path.exists() else pd.DataFrame()
 
-    params = json.loads((folder / "per_seed.provenance.json").read_text())["parameters"]
+    seeds_stamp = json.loads((folder / "per_seed.provenance.json").read_text())
+    params = seeds_stamp["parameters"]
     params.setdefault("standardize", False)  # a run from before the parameter: its methods had the raw columns
     counts = read("counts")
     if "not run" in counts:
         counts["not run"] = counts["not run"].fillna("")
     convergence = read("mc3_convergence")
+    stamp = folder / "mc3_convergence.provenance.json"
+    same_run = (stamp.exists()
+                and json.loads(stamp.read_text()).get("parameter_hash") == seeds_stamp.get("parameter_hash"))
     return ScaleRun(read("per_seed"), read("figure3_distributions"), counts, params,
-                    None if convergence.empty else convergence)
+                    convergence if same_run and not convergence.empty else None)
 
 
 def is_scale_run(output_dir: str | Path | None) -> bool:

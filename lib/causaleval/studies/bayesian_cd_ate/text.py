@@ -86,7 +86,7 @@ def summary_text(table: pd.DataFrame) -> str:
             + (f" (matched by {', '.join(f'{r}: {n}' for r, n in rules.items())})" if len(rules) else "")
             + (f"; {wide} undecided: the paper's value lies in an interval wider than the spread of the paper's "
                "own methods in that column, which cannot tell them apart" if wide else "")
-            + (f"; {len(apart)} {verdicts.NOT_COMPARABLE}: {apart.iloc[0]}" if len(apart) else "") + ".")
+            + (f"; {verdicts.NOT_COMPARABLE}: {'; '.join(dict.fromkeys(apart))}" if len(apart) else "") + ".")
 
 
 def figure3_text(distributions: pd.DataFrame) -> str:
