@@ -224,3 +224,33 @@ def test_a_finished_run_moves_its_outputs_into_the_figures_folder_keeping_other_
     provenance = (tmp_path / "figures" / "01_slow" / "variant" / "t.provenance.json").read_text()
     assert "output-staged" not in provenance and "running" not in provenance
     assert not list((tmp_path / "runs" / "slow").glob(".*"))  # no staging folder left
+
+
+def test_a_run_whose_cell_ignores_the_interrupt_still_stops_at_once(tmp_path):
+    """The kernel may miss the interrupt: a SIGINT that reaches it between two cells is lost (the
+    CI run of 2026-11-26 hung so), and a user's cell may ignore SIGINT. The run must not wait for
+    the cell's reply then: nbclient's pending polls of the cell are cancelled and the kernel killed."""
+    import nbformat
+
+    folder = tmp_path / "studies"
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    first = nbformat.v4.new_code_cell("n = 1\noutput_dir = None")
+    first.metadata["tags"] = ["parameters"]
+    nb.cells = [first, nbformat.v4.new_code_cell(
+        "import pathlib, signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+        "pathlib.Path('ignoring').touch()\ntime.sleep(120)")]
+    folder.mkdir(parents=True)
+    nbformat.write(nb, folder / "01_slow.ipynb")
+    (folder / "01_slow.params.yaml").write_text("n: {type: int}\noutput_dir: {type: 'str | None'}\n")
+    proc = _run_slow(tmp_path, 2, "../figures/01_slow/variant")
+    deadline = time.monotonic() + 120
+    while not (folder / "ignoring").exists():
+        assert proc.poll() is None, proc.stderr.read()[-2000:]
+        assert time.monotonic() < deadline, "the cell did not start within the time limit"
+        time.sleep(0.2)
+    os.kill(proc.pid, signal.SIGTERM)
+    code = _exit_code(proc, timeout=30)  # the cell sleeps 120 s
+    err = proc.stderr.read()
+    assert code != 0 and "study slow was stopped (SIGTERM)" in err, err[-2000:]
+    assert not (tmp_path / "runs" / "slow" / "n2").exists()

@@ -271,11 +271,12 @@ def printed_half_unit(printed: Any) -> float:
 
 
 def agreement(ours: Iterable[float] | float | Interval, paper: Any, *, item: str, level: float = LEVEL,
-              resolution: float | None = None) -> dict[str, Any]:
+              resolution: float | None = None, kind: str = "interval") -> dict[str, Any]:
     """One agreement row: ``matches`` when the paper's value (``paper``, as printed) lies in our
     mean's interval over independent runs (``ours``: one value per run, or the :class:`Interval`
     itself) or within half a unit of its last printed digit of our mean, whichever is wider; else
-    ``differs``. ``rule`` says which rule decided (``interval``, ``printed precision``, or both).
+    ``differs``. ``rule`` says which rule decided (the interval, named by ``kind``, ``printed
+    precision``, or both).
     With a ``resolution``, a match whose interval is wider than it (``high - low > resolution``) is
     ``undecided``: the interval cannot tell apart values that far apart."""
     if isinstance(ours, Interval):
@@ -285,13 +286,13 @@ def agreement(ours: Iterable[float] | float | Interval, paper: Any, *, item: str
     value, half = float(paper), printed_half_unit(paper)
     in_interval = interval.defined and interval.low <= value <= interval.high
     in_precision = abs(interval.mean - value) <= half + 1e-12 * max(1.0, abs(value))
-    rules = [r for r, ok in (("interval", in_interval), ("printed precision", in_precision)) if ok]
+    rules = [r for r, ok in ((kind, in_interval), ("printed precision", in_precision)) if ok]
     width = interval.high - interval.low
     too_wide = bool(rules) and resolution is not None and interval.defined and width > resolution
     rule = (" and ".join(rules) if rules else
-            "interval and printed precision" if interval.defined else "printed precision (one run)")
+            f"{kind} and printed precision" if interval.defined else "printed precision (one run)")
     return {"item": item, "ours": interval.mean, "low": interval.low, "high": interval.high, "n_runs": interval.n,
-            "paper": value, "rule": rule + (f"; interval wider than the resolution {resolution:.3g}" if too_wide else ""),
+            "paper": value, "rule": rule + (f"; {kind} wider than the resolution {resolution:.3g}" if too_wide else ""),
             "status": DIFFERS if not rules else UNDECIDED if too_wide else MATCHES, "alternative": "",
             "value_under_alternative": math.nan, "low_under_alternative": math.nan, "high_under_alternative": math.nan,
             "reason": ""}

@@ -214,6 +214,7 @@ def run_study(name: str, overrides: dict[str, Any], tag: str | None = None, inpl
                     progress=shown,
                 )
             finally:  # papermill leaves a kernel it was given running; then the watchdog has nothing to do
+                _cancel_cell_polls()
                 if km.has_kernel:
                     km.shutdown_kernel(now=True)
                 km.release_watchdog()
@@ -307,6 +308,20 @@ def _stopping(stop: dict[str, Any]) -> Iterator[None]:
     finally:
         for signum, handler in before.items():
             signal.signal(signum, handler)
+
+
+def _cancel_cell_polls() -> None:
+    """Cancel what nbclient left pending on this thread's event loop. It polls a cell's reply, its
+    output and the kernel's life in three tasks; a stop raised in one leaves the others pending, and
+    the kernel's shutdown, which runs the loop again, would first wait in them (blocking, with no
+    timeout) for a reply the kernel sends only when the cell ends: a SIGINT that reaches the kernel
+    between two cells is lost, and a cell may ignore SIGINT. After a finished run nothing is pending."""
+    import asyncio
+
+    from jupyter_core.utils import ensure_event_loop
+
+    for task in asyncio.all_tasks(ensure_event_loop()):
+        task.cancel()
 
 
 def _guarded_kernel_manager(kernel_name: str, ip: str) -> Any:

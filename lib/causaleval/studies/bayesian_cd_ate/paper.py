@@ -6,6 +6,8 @@ the paper's scale (26 seeds, 1,000 posterior DAGs: Sec. 3) and Figure 3's pair
 from __future__ import annotations
 
 import io
+from collections.abc import Mapping
+from typing import Any
 
 import pandas as pd
 
@@ -21,6 +23,14 @@ SEVEN = tuple(PAPER_NAMES)  # the paper's seven methods, by the kit's names
 #: its spread over the pairs)
 PAPER_SCALE = {"seeds": 26, "n_posterior": 1000, "runs": {"Table 1": 26, "Table 2": 26, "Table 3": 1}}
 METRICS = ("WD", "Precision", "Recall")
+
+
+def other_draws(p: Mapping[str, Any]) -> str | None:
+    """Why a run is not comparable with the paper's mode counts and distances, or ``None``: a run of
+    parameters ``p`` that draws another number of DAGs per posterior than the paper's 1,000."""
+    if p["n_posterior"] == PAPER_SCALE["n_posterior"]:
+        return None
+    return f"{p['n_posterior']} DAGs per posterior against the paper's {PAPER_SCALE['n_posterior']}"
 
 
 def paper_name(method: str) -> str:

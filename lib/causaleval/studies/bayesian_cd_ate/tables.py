@@ -13,7 +13,7 @@ import pandas as pd
 from causaleval import verdicts
 from causaleval.studies.bayesian_cd_ate.data import settings
 from causaleval.studies.bayesian_cd_ate.paper import (
-    METRICS, PAPER_SCALE, PAPER_TABLES, SEVEN, TABLE_SETTINGS, paper_name, paper_table, paper_value,
+    METRICS, PAPER_SCALE, PAPER_TABLES, SEVEN, TABLE_SETTINGS, other_draws, paper_name, paper_table, paper_value,
 )
 
 COLUMNS = dict(zip(METRICS, ("wd", "precision", "recall"), strict=True))
@@ -109,15 +109,15 @@ def agreement(seeds: pd.DataFrame, p: Mapping[str, Any]) -> pd.DataFrame:
                 if cell is None:
                     continue
                 item = f"{name} {paper_name(method)} {metric}"
-                if p["n_posterior"] != PAPER_SCALE["n_posterior"]:
+                if other_draws(p):
                     row = verdicts.not_comparable(item, float(runs[col].mean()), float(cell["printed"]), (
-                        f"{p['n_posterior']} DAGs per posterior against the paper's {PAPER_SCALE['n_posterior']}: "
-                        "precision and recall count modes, and the WD of few draws is biased upwards"))
+                        f"{other_draws(p)}: precision and recall count modes, and the WD of few draws is biased "
+                        "upwards"))
                     row["n_runs"] = len(runs)
                 else:
                     interval, kind = comparison_interval(runs[col], cell, PAPER_SCALE["runs"][name])
-                    row = verdicts.agreement(interval, cell["printed"], item=item, resolution=resolution[metric])
-                    row["rule"] = row["rule"].replace("interval", kind, 1)
+                    row = verdicts.agreement(interval, cell["printed"], item=item, resolution=resolution[metric],
+                                             kind=kind)
                 rows.append({"table": name, "method": paper_name(method), "metric": metric, **row, "scale": scale})
     return verdicts.agreement_table(rows) if rows else pd.DataFrame(columns=["table", "method", "metric", "status"])
 
