@@ -406,9 +406,8 @@ def test_a_claim_decided_run_by_run_says_its_runs_disagree_not_that_more_seeds_d
     # "very low" read two ways: the paper's Table 3 (DAG-GFlowNet 0.14) picks it, this run (0.6) none;
     # the paper's reading leads, ours is shown beside it
     evidence = claims.loc["density_filter_sachs", "evidence"]
-    assert evidence.startswith("the paper's precisions (Table 3) pick dag-gflownet: holds (1 of 1 above 0")
-    assert (f"this run's precisions pick none: not tested (no method's unfiltered precision is below {low:g} here)"
-            in evidence)
+    assert evidence.startswith("low in the paper's Table 3: dag-gflownet, holds [1 of 1 above 0")
+    assert f"low in this run: none, not tested [no method's unfiltered precision is below {low:g} here]" in evidence
     assert claims.loc["density_filter_sachs", "verdict"] == verdicts.HOLDS
     # where both readings pick the same methods, one verdict without the readings
     assert claims.loc["density_filter_n20", "evidence"].startswith("1 of 1 above 0")

@@ -81,7 +81,7 @@ def test_a_match_in_an_interval_wider_than_the_resolution_is_undecided():
     assert V.agreement([0.49, 0.51, 0.5], "0.5", item="x", resolution=0.3)["status"] == V.MATCHES
 
     named = V.agreement(wide, "0.5", item="x", resolution=0.3, kind="Welch interval")
-    assert named["rule"] == "Welch interval and printed precision; Welch interval wider than the resolution 0.3"
+    assert named["rule"] == "Welch interval and printed precision; the interval is wider than the resolution 0.3"
     assert V.agreement([0.426, 0.427, 0.425], "0.25", item="f1", kind="Welch interval")["rule"] == (
         "Welch interval and printed precision")  # the rules that failed, by their names
 

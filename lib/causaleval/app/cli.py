@@ -315,13 +315,24 @@ def _cancel_cell_polls() -> None:
     output and the kernel's life in three tasks; a stop raised in one leaves the others pending, and
     the kernel's shutdown, which runs the loop again, would first wait in them (blocking, with no
     timeout) for a reply the kernel sends only when the cell ends: a SIGINT that reaches the kernel
-    between two cells is lost, and a cell may ignore SIGINT. After a finished run nothing is pending."""
+    between two cells is lost, and a cell may ignore SIGINT. The cancelled tasks are run to their end
+    at once (none can block then), so none prints "Task exception was never retrieved" later. After a
+    finished run nothing is pending; inside a running loop (a notebook's own) nothing is touched."""
     import asyncio
 
     from jupyter_core.utils import ensure_event_loop
 
-    for task in asyncio.all_tasks(ensure_event_loop()):
+    try:
+        asyncio.get_running_loop()
+        return
+    except RuntimeError:
+        pass
+    loop = ensure_event_loop()
+    pending = asyncio.all_tasks(loop)
+    for task in pending:
         task.cancel()
+    if pending:
+        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
 
 
 def _guarded_kernel_manager(kernel_name: str, ip: str) -> Any:

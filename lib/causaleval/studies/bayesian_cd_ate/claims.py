@@ -16,7 +16,8 @@ from causaleval import verdicts
 from causaleval.studies.bayesian_cd_ate.data import settings
 from causaleval.metrics import ate_distribution as ad
 from causaleval.studies.bayesian_cd_ate.paper import (
-    CHOSEN_PAIR, PAPER_PAIR, PAPER_SCALE, TABLE_SETTINGS, by_pair, other_draws, paper_name, paper_table, paper_value,
+    CHOSEN_PAIR, PAPER_PAIR, PAPER_SCALE, SEVEN, TABLE_SETTINGS, by_pair, other_draws, paper_name, paper_table,
+    paper_value,
 )
 from causaleval.studies.bayesian_cd_ate.tables import seed_values
 
@@ -188,33 +189,39 @@ def _filter_raises(seeds: pd.DataFrame, p: Mapping[str, Any], setting: str, run:
     exhibited very low precision values (in Tables 1, 2, and 3)" has two readings: low in the paper's
     table of the setting, or low in this run. Where both pick the same methods there is one verdict;
     else each reading's verdict is shown, the paper's leads, and the claim ``depends on reading`` when
-    it holds under one and does not under the other. A reading that picks no method does not test
-    the statement (it is about those methods)."""
+    it holds under one and does not under the other. A reading that picks no method run here does not
+    test the statement (it is about those methods)."""
     if densest <= 1 / p["n_posterior"]:
         return verdicts.NOT_TESTED, (f"with {p['n_posterior']} posterior DAGs every learned mode holds at least "
                                      f"1/{p['n_posterior']} >= the largest density filter {densest:g}")
-    ours = [m for m in run if len(v := seed_values(seeds, setting, m, "Precision"))
-            and verdicts.mean_interval(v.to_numpy()).mean < LOW_PRECISION]
+    precision = {m: v for m in run if len(v := seed_values(seeds, setting, m, "Precision"))}  # run in the setting
+    readings = {"low in this run": ([m for m, v in precision.items()
+                                     if verdicts.mean_interval(v.to_numpy()).mean < LOW_PRECISION],
+                                    f"no method's unfiltered precision is below {LOW_PRECISION:g} here")}
     table = next((t for t, s in TABLE_SETTINGS.items() if s == setting), None)
-    readings = {"this run's precisions": ours}
     if table is not None:
-        readings = {f"the paper's precisions ({table})": [m for m in run if (cell := paper_value(table, m, "Precision")) is not None
-                                              and float(cell["printed"]) < LOW_PRECISION], **readings}
-    outcomes = {r: _raised(seeds, setting, picked, densest) for r, picked in readings.items()}
+        low = [m for m in SEVEN if float(paper_value(table, m, "Precision")["printed"]) < LOW_PRECISION]
+        absent = ", ".join(paper_name(m) for m in low if m not in precision)
+        readings = {f"low in the paper's {table}": ([m for m in low if m in precision], f"not run here: {absent}"
+                                                   if absent else f"none below {LOW_PRECISION:g} in the paper's {table}"),
+                    **readings}
+    outcomes = {r: _raised(seeds, setting, picked, densest, none) for r, (picked, none) in readings.items()}
     first = next(iter(readings))
-    if all(picked == readings[first] for picked in readings.values()):
+    if readings[first][0] and all(picked == readings[first][0] for picked, _ in readings.values()):
         return outcomes[first]
-    text = "; ".join(f"{r} pick {', '.join(paper_name(m) for m in readings[r]) or 'none'}: {v} ({e})"
+    text = "; ".join(f"{r}: {', '.join(paper_name(m) for m in readings[r][0]) or 'none'}, {v} [{e}]"
                      for r, (v, e) in outcomes.items())
     found = {v for v, _ in outcomes.values()}
     return (verdicts.DEPENDS_ON_READING if {verdicts.HOLDS, verdicts.DOES_NOT_HOLD} <= found
             else outcomes[first][0]), text
 
 
-def _raised(seeds: pd.DataFrame, setting: str, methods: Sequence[str], densest: float) -> tuple[str, str]:
-    """Whether the filter at ``densest`` raises the precision of every one of ``methods`` in ``setting``."""
+def _raised(seeds: pd.DataFrame, setting: str, methods: Sequence[str], densest: float,
+            none: str) -> tuple[str, str]:
+    """Whether the filter at ``densest`` raises the precision of every one of ``methods`` in ``setting``;
+    ``not tested``, saying why (``none``), when there is no such method."""
     if not methods:
-        return verdicts.NOT_TESTED, f"no method's unfiltered precision is below {LOW_PRECISION:g} here"
+        return verdicts.NOT_TESTED, none
     low = {paper_name(m): _differences(seeds, setting, m, m, "Precision", densest, 0.0) for m in methods}
     return verdicts.all_greater({k: v[~np.isnan(v)] for k, v in low.items()})
 
