@@ -145,19 +145,19 @@ def test_make_gives_its_long_commands_a_parent_death_signal():
 
 
 # ----------------------------------------------------------------- a run into a figures folder
-def _writing_study(folder: Path) -> None:
-    """A user's study ``slow``: it writes its table, then (n = 2) waits in a later cell, so a signal
-    stops it after it has written into its output folder."""
+def _writing_study(folder: Path, cells: tuple[str, ...] = (
+        "import time\nimport pandas as pd\nfrom causaleval import report\n"
+        "report.save_table(pd.DataFrame({'n': [n]}), 't', study='01_slow', params=dict(n=n), out=output_dir)",
+        "if n == 2:\n    time.sleep(120)")) -> None:
+    """A user's study ``slow`` of ``cells`` after its parameters: by default it writes its table, then
+    (n = 2) waits in a later cell, so a signal stops it after it has written into its output folder."""
     import nbformat
 
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     first = nbformat.v4.new_code_cell("n = 1\noutput_dir = None")
     first.metadata["tags"] = ["parameters"]
-    nb.cells = [first, nbformat.v4.new_code_cell(
-        "import time\nimport pandas as pd\nfrom causaleval import report\n"
-        "report.save_table(pd.DataFrame({'n': [n]}), 't', study='01_slow', params=dict(n=n), out=output_dir)"),
-        nbformat.v4.new_code_cell("if n == 2:\n    time.sleep(120)")]
+    nb.cells = [first, *(nbformat.v4.new_code_cell(code) for code in cells)]
     folder.mkdir(parents=True)
     nbformat.write(nb, folder / "01_slow.ipynb")
     (folder / "01_slow.params.yaml").write_text("n: {type: int}\noutput_dir: {type: 'str | None'}\n")
@@ -230,19 +230,9 @@ def test_a_run_whose_cell_ignores_the_interrupt_still_stops_at_once(tmp_path):
     """The kernel may miss the interrupt: a SIGINT that reaches it between two cells is lost (the
     CI run of 2026-11-26 hung so), and a user's cell may ignore SIGINT. The run must not wait for
     the cell's reply then: nbclient's pending polls of the cell are cancelled and the kernel killed."""
-    import nbformat
-
     folder = tmp_path / "studies"
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    first = nbformat.v4.new_code_cell("n = 1\noutput_dir = None")
-    first.metadata["tags"] = ["parameters"]
-    nb.cells = [first, nbformat.v4.new_code_cell(
-        "import pathlib, signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
-        "pathlib.Path('ignoring').touch()\ntime.sleep(120)")]
-    folder.mkdir(parents=True)
-    nbformat.write(nb, folder / "01_slow.ipynb")
-    (folder / "01_slow.params.yaml").write_text("n: {type: int}\noutput_dir: {type: 'str | None'}\n")
+    _writing_study(folder, ("import pathlib, signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+                            "pathlib.Path('ignoring').touch()\ntime.sleep(120)",))
     proc = _run_slow(tmp_path, 2, "../figures/01_slow/variant")
     deadline = time.monotonic() + 120
     while not (folder / "ignoring").exists():
