@@ -413,6 +413,32 @@ def test_a_claim_decided_run_by_run_says_its_runs_disagree_not_that_more_seeds_d
     assert claims.loc["density_filter_n20", "evidence"].startswith("1 of 1 above 0")
 
 
+def _filter_claim(precision: dict[str, list[float]]) -> pd.Series:
+    """The n = 20 filter claim of a run whose methods have, per seed 0 and 1, the given unfiltered
+    precision, the methods in the run's order; the 0.05 filter adds 0.1 to it on seed 0, 0.2 on seed 1."""
+    rows = [{"setting": "n=20", "method": m, "seed": seed, "density": density, "treatment": "a", "outcome": "b",
+             "wd": 0.1, "precision": v[seed] + (density > 0) * 0.1 * (1 + seed), "recall": 0.9}
+            for m, v in precision.items() for seed in (0, 1) for density in (0.0, 0.05)]
+    p = {**TINY, "seeds": [0, 1], "methods": list(precision), "n_posterior": 1000, "densities": [0.0, 0.05]}
+    return S.claims(S.per_seed(pd.DataFrame(rows)), pd.DataFrame(columns=["method", "pair"]), p).set_index(
+        "claim").loc["density_filter_n20"]
+
+
+def test_the_filter_claim_compares_the_readings_methods_as_sets_and_explains_the_leading_verdict():
+    """Both readings pick the paper's Table 1 low methods, listed here in another order: one verdict.
+    Where the readings differ and the leading (paper's) one is undecided, what explains "undecided"
+    (the seeds short of the paper's) follows the leading reading, not the other reading's text."""
+    low = ["dag_gflownet", "gadget", "mc3", "bootstrap_ges"]  # the paper's Table 1 order is another
+    row = _filter_claim({m: [0.1, 0.12] for m in low})
+    assert row["evidence"].startswith("0 of 4 above 0"), row["evidence"]  # two seeds: undecided
+    assert "low in" not in row["evidence"]
+    row = _filter_claim({"dag_gflownet": [0.5, 0.9]})  # low in the paper's Table 1, not in this run
+    lead, seeds_short, other = row["evidence"].split("; ", 2)
+    assert row["verdict"] == verdicts.UNDECIDED and lead.startswith("low in the paper's Table 1: dag-gflownet, undecided")
+    assert seeds_short.startswith("2 of the paper's 26 seeds here")
+    assert other.startswith("low in this run: none, not tested")
+
+
 def test_a_reference_label_is_judged_on_the_tables_own_data_where_the_run_has_it():
     layout = pd.DataFrame({"method": ["mc3"], "WD (ours)": ["0.1"]})
     reference = pd.DataFrame({"data": ["Sachs", "synthetic"], "d": [11, 20], "n": [853, 20], "seed": [0, 0],

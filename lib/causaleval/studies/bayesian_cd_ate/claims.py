@@ -60,14 +60,15 @@ def claims(seeds: pd.DataFrame, distributions: pd.DataFrame, p: Mapping[str, Any
         return list(dict.fromkeys(seeds.loc[seeds["setting"] == setting, "method"]))
 
     def add(claim: str, source: str, statement: str, needs: Sequence[str], needs_settings: Sequence[str],
-            test: Callable[[], tuple[str, str]], test_name: str = "one-sided t over seeds, Holm",
+            test: Callable[[], tuple[str, ...]], test_name: str = "one-sided t over seeds, Holm",
             counts_modes: bool = False) -> None:
         """One claim. When undecided: a test over Sachs runs (``test_name`` :data:`OVER_SACHS_RUNS`) with
         one run says that the paper's scale cannot decide it either (the paper ran Sachs once); a test over
         the synthetic seeds with fewer than the paper's says the paper's scale is the run that can; a claim
         decided run by run (:data:`PER_RUN`) says its runs disagree. A claim that ``counts_modes`` against
         a number of the paper's or an absolute mass (the modes' count and masses move with the DAGs drawn)
-        is not tested when the run draws another number of DAGs per posterior than the paper."""
+        is not tested when the run draws another number of DAGs per posterior than the paper. A test may
+        return a third text, the other readings' verdicts, shown after what explains the verdict."""
         missing = ([f"{paper_name(m)} in {s}" for s in needs_settings for m in needs if m not in present(s)]
                    + [paper_name(m) for m in needs if m not in run] + [s for s in needs_settings if s not in have])
         if missing:
@@ -79,7 +80,7 @@ def claims(seeds: pd.DataFrame, distributions: pd.DataFrame, p: Mapping[str, Any
                 f"{other_draws(p)}: the modes' count and masses move with the DAGs drawn (one DAG carries "
                 "1/n_posterior)"), source=source))
             return
-        verdict, evidence = test()
+        verdict, evidence, *others = test()
         sachs_runs = min(p["sachs_seeds"], len(p["seeds"]))
         if verdict == verdicts.UNDECIDED and test_name == OVER_SACHS_RUNS and sachs_runs < 2:
             evidence += (f"; {sachs_runs} Sachs run here (sachs_seeds = {p['sachs_seeds']}; the paper ran one): a test "
@@ -89,7 +90,8 @@ def claims(seeds: pd.DataFrame, distributions: pd.DataFrame, p: Mapping[str, Any
         elif verdict == verdicts.UNDECIDED and test_name != OVER_SACHS_RUNS and len(p["seeds"]) < PAPER_SCALE["seeds"]:
             evidence += (f"; {len(p['seeds'])} of the paper's {PAPER_SCALE['seeds']} seeds here: the paper's scale "
                          "(notebooks/params/06.paper.yaml) is the run that can decide it")
-        rows.append(verdicts.claim(claim, statement, verdict, evidence, source=source, test=test_name))
+        rows.append(verdicts.claim(claim, statement, verdict, "; ".join([evidence, *others]), source=source,
+                                   test=test_name))
 
     def beats(setting: str, best: str, metric: str, sign: int, against: Sequence[str] | None = None):
         others = [m for m in (against if against is not None else run) if m != best and m in present(setting)]
@@ -183,13 +185,14 @@ def _named(setting: str) -> str:
 
 
 def _filter_raises(seeds: pd.DataFrame, p: Mapping[str, Any], setting: str, run: Sequence[str],
-                   densest: float) -> tuple[str, str]:
+                   densest: float) -> tuple[str, ...]:
     """Whether the filter at ``densest`` raises the precision of each method below :data:`LOW_PRECISION`
     in ``setting`` (one-sided t of the per-seed differences, Holm). The paper's "methods that initially
     exhibited very low precision values (in Tables 1, 2, and 3)" has two readings: low in the paper's
-    table of the setting, or low in this run. Where both pick the same methods there is one verdict;
-    else each reading's verdict is shown, the paper's leads, and the claim ``depends on reading`` when
-    it holds under one and does not under the other. A reading that picks no method run here does not
+    table of the setting, or low in this run. Where both pick the same methods (in any order) there is
+    one verdict; else each reading's verdict is shown, the paper's leads (the verdict and its evidence),
+    the other's follows as a third text, and the claim ``depends on reading`` when it holds under one
+    and does not under the other. A reading that picks no method run here does not
     test the statement (it is about those methods)."""
     if densest <= 1 / p["n_posterior"]:
         return verdicts.NOT_TESTED, (f"with {p['n_posterior']} posterior DAGs every learned mode holds at least "
@@ -207,13 +210,13 @@ def _filter_raises(seeds: pd.DataFrame, p: Mapping[str, Any], setting: str, run:
                     **readings}
     outcomes = {r: _raised(seeds, setting, picked, densest, none) for r, (picked, none) in readings.items()}
     first = next(iter(readings))
-    if readings[first][0] and all(picked == readings[first][0] for picked, _ in readings.values()):
+    if readings[first][0] and all(set(picked) == set(readings[first][0]) for picked, _ in readings.values()):
         return outcomes[first]
-    text = "; ".join(f"{r}: {', '.join(paper_name(m) for m in readings[r][0]) or 'none'}, {v} [{e}]"
-                     for r, (v, e) in outcomes.items())
+    lead, *rest = (f"{r}: {', '.join(paper_name(m) for m in readings[r][0]) or 'none'}, {v} [{e}]"
+                   for r, (v, e) in outcomes.items())
     found = {v for v, _ in outcomes.values()}
     return (verdicts.DEPENDS_ON_READING if {verdicts.HOLDS, verdicts.DOES_NOT_HOLD} <= found
-            else outcomes[first][0]), text
+            else outcomes[first][0]), lead, "; ".join(rest)
 
 
 def _raised(seeds: pd.DataFrame, setting: str, methods: Sequence[str], densest: float,
