@@ -245,3 +245,33 @@ def test_a_run_whose_cell_ignores_the_interrupt_still_stops_at_once(tmp_path):
     assert code != 0 and "study slow was stopped (SIGTERM)" in err, err[-2000:]
     assert "Task exception was never retrieved" not in err and "Task was destroyed" not in err, err[-2000:]
     assert not (tmp_path / "runs" / "slow" / "n2").exists()
+
+
+def test_a_command_stopped_before_its_run_begins_says_so_and_exits_130(tmp_path):
+    """Outside a run's own handling (here: reading ``--params-file``, a FIFO that the test holds open
+    without writing) SIGTERM stops ``causaleval`` as Ctrl-C does: the kit's message and exit 130, not
+    Python's default action (exit -15, nothing said) or a traceback."""
+    fifo = tmp_path / "params.yaml"
+    os.mkfifo(fifo)
+    env = {**os.environ, "CAUSALEVAL_RUNS": str(tmp_path / "runs"), "PYTHONFAULTHANDLER": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "causaleval", "run", "software_tvd", "--params-file", str(fifo)],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, preexec_fn=_die_with_pytest)
+    deadline = time.monotonic() + 60
+    while True:  # a non-blocking open for writing succeeds once the command has opened the FIFO to read
+        try:
+            writer = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+            break
+        except OSError:
+            assert proc.poll() is None, proc.stderr.read()[-2000:]
+            assert time.monotonic() < deadline, "the command did not open its --params-file within the time limit"
+            time.sleep(0.1)
+    try:
+        time.sleep(0.2)  # the command now waits in its read
+        os.kill(proc.pid, signal.SIGTERM)
+        code = _exit_code(proc)
+    finally:
+        os.close(writer)
+    err = proc.stderr.read()
+    assert code == 130 and "causaleval: stopped (SIGTERM)" in err, (code, err[-2000:])
+    assert "Traceback" not in err, err[-2000:]
