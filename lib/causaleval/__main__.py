@@ -19,7 +19,6 @@ try:
 
     code = main()
 except KeyboardInterrupt as err:
-    print(f"causaleval: stopped ({err or 'SIGINT'}); a run that had begun left its staging folder, which the "
-          "next run removes", file=sys.stderr)
+    print(f"causaleval: stopped ({err or 'SIGINT'})", file=sys.stderr)  # a staging folder left: the next run removes it
     code = 130
 sys.exit(code)
