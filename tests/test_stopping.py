@@ -247,14 +247,19 @@ def test_a_run_whose_cell_ignores_the_interrupt_still_stops_at_once(tmp_path):
     assert not (tmp_path / "runs" / "slow" / "n2").exists()
 
 
-def test_a_command_stopped_before_its_run_begins_says_so_and_exits_130(tmp_path):
+@pytest.mark.parametrize("launcher", ["python -m causaleval", "causaleval"])
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGINT])
+def test_a_command_stopped_before_its_run_begins_says_so_and_exits_130(tmp_path, launcher, how):
     """Outside a run's own handling (here: reading ``--params-file``, a FIFO that the test holds open
     without writing) SIGTERM stops ``causaleval`` as Ctrl-C does: the kit's message and exit 130, not
-    Python's default action (exit -15, nothing said) or a traceback."""
+    Python's default action (exit -15, nothing said) or a traceback; both launchers (``python -m`` and
+    the console script) alike."""
     fifo = tmp_path / "params.yaml"
     os.mkfifo(fifo)
     env = {**os.environ, "CAUSALEVAL_RUNS": str(tmp_path / "runs"), "PYTHONFAULTHANDLER": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "causaleval", "run", "software_tvd", "--params-file", str(fifo)],
+    command = ([sys.executable, "-m", "causaleval"] if launcher.startswith("python")
+               else [str(Path(sys.executable).parent / "causaleval")])
+    proc = subprocess.Popen([*command, "run", "software_tvd", "--params-file", str(fifo)],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True, preexec_fn=_die_with_pytest)
     deadline = time.monotonic() + 60
@@ -268,10 +273,30 @@ def test_a_command_stopped_before_its_run_begins_says_so_and_exits_130(tmp_path)
             time.sleep(0.1)
     try:
         time.sleep(0.2)  # the command now waits in its read
-        os.kill(proc.pid, signal.SIGTERM)
+        os.kill(proc.pid, how)
         code = _exit_code(proc)
     finally:
         os.close(writer)
     err = proc.stderr.read()
-    assert code == 130 and "causaleval: stopped (SIGTERM)" in err, (code, err[-2000:])
+    assert code == 130 and f"causaleval: stopped ({how.name})" in err, (code, err[-2000:])
     assert "Traceback" not in err, err[-2000:]
+
+
+def test_a_stop_while_outputs_are_moved_into_place_waits_for_the_move():
+    """A stop that comes while a finished run's outputs are published is raised once they are in
+    place (a SIGTERM to ``reproduce`` then stops it before its next study, not halfway through a
+    folder); a SIGHUP inherited as ignored (``nohup``) stays ignored."""
+    from causaleval.app import cli, entry
+
+    moved = []
+    with pytest.raises(entry.Stopped, match="SIGTERM"), cli._stops_held():
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(0.1)
+        moved.append("all")
+    assert moved == ["all"]
+    assert signal.SIGHUP in entry.stop_signals()
+    before = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        assert entry.stop_signals() == (signal.SIGTERM, signal.SIGINT)
+    finally:
+        signal.signal(signal.SIGHUP, before)

@@ -62,6 +62,7 @@ from typing import Any
 import yaml
 
 from causaleval import params, paths, plugins, report
+from causaleval.app.entry import Stopped, raise_stop, stop_signals
 from causaleval.studies import studies
 
 _TAG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
@@ -225,30 +226,31 @@ def run_study(name: str, overrides: dict[str, Any], tag: str | None = None, inpl
                      f"{_show(final)} and {_show(figures)}/ are unchanged" if figures.parent != final else
                      f"{_show(final)} is unchanged")
         raise _failure(name, err, work, folder / f"{tag}.failed", output.name, unchanged) from err
-    _finish_notebook(output, notebook, notebook if inplace else final / notebook.name, work, final)
-    if not inplace:
-        _export_html(output)
-    if not overrides:
-        made = sorted((work / _DEFAULT_FIGURES).glob("*"), key=lambda p: p.name != notebook.stem)  # its own first
-        for folder_made in made:
-            if publish:
-                _publish(folder_made, destination.parent / folder_made.name)
-            else:  # a run of one's own at the defaults keeps its tables in its run folder, as any run
-                inside = work / "figures"
-                _replace_dir(folder_made, inside if folder_made.name == notebook.stem else inside / folder_made.name)
-        shutil.rmtree(work / _DEFAULT_FIGURES, ignore_errors=True)
-        figures = destination if publish else final / "figures"
-    elif (work / _STAGED_OUTPUT).exists():
-        _publish(work / _STAGED_OUTPUT, figures)
-    shutil.rmtree(folder / f"{tag}.failed", ignore_errors=True)
-    if inplace:
-        shutil.move(str(output), str(notebook))
-        shutil.rmtree(work)
-    else:
-        _replace_dir(work, final)
-    done = notebook if inplace else final / notebook.name
-    print(f"study {name} done: {_show(done)}; tables and figures in {_show(figures)}", file=sys.stderr)
-    lock.close()
+    with _stops_held():  # the outputs are moved into place whole, then a stop that came is raised
+        _finish_notebook(output, notebook, notebook if inplace else final / notebook.name, work, final)
+        if not inplace:
+            _export_html(output)
+        if not overrides:
+            made = sorted((work / _DEFAULT_FIGURES).glob("*"), key=lambda p: p.name != notebook.stem)  # its own first
+            for folder_made in made:
+                if publish:
+                    _publish(folder_made, destination.parent / folder_made.name)
+                else:  # a run of one's own at the defaults keeps its tables in its run folder, as any run
+                    inside = work / "figures"
+                    _replace_dir(folder_made, inside if folder_made.name == notebook.stem else inside / folder_made.name)
+            shutil.rmtree(work / _DEFAULT_FIGURES, ignore_errors=True)
+            figures = destination if publish else final / "figures"
+        elif (work / _STAGED_OUTPUT).exists():
+            _publish(work / _STAGED_OUTPUT, figures)
+        shutil.rmtree(folder / f"{tag}.failed", ignore_errors=True)
+        if inplace:
+            shutil.move(str(output), str(notebook))
+            shutil.rmtree(work)
+        else:
+            _replace_dir(work, final)
+        done = notebook if inplace else final / notebook.name
+        print(f"study {name} done: {_show(done)}; tables and figures in {_show(figures)}", file=sys.stderr)
+        lock.close()
     return done
 
 
@@ -272,14 +274,6 @@ def _lock(path: Path, name: str, tag: str):
     return handle
 
 
-class Stopped(KeyboardInterrupt):
-    """SIGTERM or SIGHUP (a scheduler, ``timeout``, a closed terminal): stop as Ctrl-C does."""
-
-    def __init__(self, signum: int):
-        super().__init__(signal.Signals(signum).name)
-        self.signal = signal.Signals(signum).name
-
-
 @contextlib.contextmanager
 def _stopping(stop: dict[str, Any]) -> Iterator[None]:
     """SIGTERM and SIGHUP stop a run as Ctrl-C (SIGINT) does, while the run lasts; the previous
@@ -300,14 +294,35 @@ def _stopping(stop: dict[str, Any]) -> Iterator[None]:
         if getattr(provisioner, "pid", None):
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(provisioner.pid, signal.SIGINT)
-        raise Stopped(signum) if signum != signal.SIGINT else KeyboardInterrupt()
+        raise_stop(signum)
 
-    before = {signum: signal.signal(signum, handler) for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)}
+    before = {signum: signal.signal(signum, handler) for signum in stop_signals()}
     try:
         yield
     finally:
         for signum, handler in before.items():
             signal.signal(signum, handler)
+
+
+@contextlib.contextmanager
+def _stops_held() -> Iterator[None]:
+    """SIGTERM, SIGHUP and SIGINT wait while a finished run's outputs are moved into place (renames
+    that a stop must not cut in half: ``reproduce`` publishes several folders); one that came is
+    raised when the block ends, after the run's "done", so ``reproduce`` stops before its next study."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    came: list[int] = []
+    before = {signum: signal.signal(signum, lambda signum, frame: came.append(signum)) for signum in stop_signals()}
+    try:
+        yield
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
+    if came:
+        raise_stop(came[0])
 
 
 def _cancel_cell_polls() -> None:

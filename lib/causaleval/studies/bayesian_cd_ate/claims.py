@@ -243,16 +243,20 @@ def _all_modes(distributions: pd.DataFrame, method: str) -> tuple[str, str]:
     """Whether, per seed, every true mode (``numpy.isclose``) is among the method's ATE values
     (:data:`MODES_TEST`): holds when it is in every seed, does not hold when in none, undecided
     otherwise; the true modes are counted beside (one mode is an easy target). Judged on the runs that
-    recorded the method's distribution."""
+    recorded both the truth's and the method's distribution, saying so when that is not every run."""
     truth, learned = _modes(distributions, "MEC (truth)"), _modes(distributions, method)
     runs = [s for s in truth if s in learned]
+    missing = [f"{who}'s distribution in run(s) {sorted(set(of) - set(runs))}"
+               for who, of in (("the truth", learned), (paper_name(method), truth)) if set(of) - set(runs)]
     if not runs:
-        return verdicts.NOT_TESTED, f"no run recorded {paper_name(method)}'s distribution of this pair"
+        return verdicts.NOT_TESTED, f"no run has both distributions: no {' and no '.join(missing) or 'run'}"
+    judged = f"; judged on {len(runs)} run(s): no {' and no '.join(missing)}" if missing else ""
     shares = np.array([np.mean([np.isclose(v, learned[s]["ate"]).any() for v in truth[s]["ate"]]) for s in runs])
     found = shares == 1
     verdict = verdicts.HOLDS if found.all() else verdicts.DOES_NOT_HOLD if not found.any() else verdicts.UNDECIDED
     modes = sorted({len(set(ad.regroup(truth[s]["ate"].to_numpy(), modes=[]).tolist())) for s in runs})
-    return verdict, (f"true modes per seed {modes}; share of them found per seed {np.round(shares, 3).tolist()}")
+    return verdict, (f"true modes per seed {modes}; share of them found per seed {np.round(shares, 3).tolist()}"
+                     f"{judged}")
 
 
 def _extra_mass(distributions: pd.DataFrame, method: str) -> tuple[str, str]:
