@@ -47,6 +47,18 @@ def _posterior(name: str, data, options: dict) -> dict:
             "ate": [float(v).hex() for v in np.asarray(effects).ravel()]}
 
 
+def numpy_loops() -> dict:
+    """SHA-256 (first 16 hex digits) of numpy's float64 loops that have AVX-512 versions, on fixed
+    data; the AVX2 loops' values are test_numerics.AVX2_LOOPS."""
+    import hashlib
+
+    x = np.random.default_rng(0).normal(size=100_000)
+    y = np.abs(x) + 0.1
+    loops = {"exp": np.exp(x), "log": np.log(y), "power": np.power(y, 1.7), "log1p": np.log1p(y),
+             "expm1": np.expm1(x), "arctan2": np.arctan2(x, y)}
+    return {name: hashlib.sha256(v.tobytes()).hexdigest()[:16] for name, v in loops.items()}
+
+
 def main() -> None:
     from causaleval.effects.sampling import dirichlet_sample
     from causaleval.learn.learners import learn
@@ -61,6 +73,7 @@ def main() -> None:
         with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
                           dashboard_address=None) as cluster:
             out["dask"] = run_trials(_environment, [{}], scheduler=cluster.scheduler_address, progress=False)
+    out["numpy_loops"] = numpy_loops()
     # a discrete learn feeding a p-value (study 2's comparison of learners by SHD)
     gaps = []
     for seed in range(6):

@@ -20,7 +20,8 @@ needs_pin = pytest.mark.skipif(not COVERED, reason=f"the pin does not apply on t
 FOREIGN = {
     "sandybridge": {"OPENBLAS_CORETYPE": "Sandybridge", "OPENBLAS_NUM_THREADS": "2", "OMP_NUM_THREADS": "2",
                     "XLA_FLAGS": "--xla_cpu_max_isa=SSE4_2 --xla_cpu_multi_thread_eigen=true "
-                                 "intra_op_parallelism_threads=2", "NUMBA_CPU_NAME": "generic"},
+                                 "intra_op_parallelism_threads=2", "NUMBA_CPU_NAME": "generic",
+                    "NPY_DISABLE_CPU_FEATURES": ""},
     "prescott": {"OPENBLAS_CORETYPE": "Prescott"},
 }
 
@@ -37,6 +38,12 @@ def _probe(env: dict[str, str], *flags: str) -> dict:
                           timeout=600, cwd=PROBE.parent.parent)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+#: numerics_probe.numpy_loops on numpy 2.4.6's AVX2 loops (measured under ``qemu-x86_64 -cpu Haswell``;
+#: the pinned kit gives the same on an AVX-512 processor, the unpinned numpy there other last bits)
+AVX2_LOOPS = {"exp": "d38802ffa42fedd8", "log": "510126c1a2a48495", "power": "8a8aca14b23b7b99",
+              "log1p": "e202bb36f9bbe468", "expm1": "54450e721aff3fb4", "arctan2": "d3db1410ba58ff7a"}
 
 
 @pytest.fixture(scope="module")
@@ -60,6 +67,17 @@ def test_other_kernels_in_the_environment_give_the_same_numbers(reference):
         else:
             assert got == {k: v for k, v in reference.items() if k not in ("dag_gflownet", "dibs", "dask")}, name
         assert xla == "" or got["main"]["xla"] == pinned["xla"]
+
+
+@needs_pin
+def test_numpys_own_loops_are_the_avx2_ones_on_every_processor(reference):
+    """numpy dispatches exp, log, power and the like to AVX-512 loops where the processor has them,
+    with other last bits; the pin turns them off, so a kit process computes the AVX2 values."""
+    import numpy as np
+
+    if np.__version__ != "2.4.6":
+        pytest.skip(f"AVX2_LOOPS were measured on numpy 2.4.6 (constraints.txt); this is {np.__version__}")
+    assert reference["numpy_loops"] == AVX2_LOOPS
 
 
 @needs_pin

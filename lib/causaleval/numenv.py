@@ -18,7 +18,12 @@ kernel, papermill, nbval, joblib and Dask workers inherit it):
   and one Eigen thread (:data:`XLA`, added to a user's own ``XLA_FLAGS``, replacing any of these the
   user set);
 * numba compiling for the ``haswell`` target with that target's own features
-  (``NUMBA_CPU_NAME=haswell``, ``NUMBA_CPU_FEATURES`` empty).
+  (``NUMBA_CPU_NAME=haswell``, ``NUMBA_CPU_FEATURES`` empty);
+* numpy's own loops without their AVX-512 versions (``NPY_DISABLE_CPU_FEATURES``, numpy 2.4's names
+  of its dispatch targets above AVX2): on an AVX-512 processor numpy's float64 ``exp``, ``log``,
+  ``power``, ``log1p``, ``expm1`` and ``arctan2`` otherwise return other last bits than on an AVX2
+  one (measured on numpy 2.4.6; the AVX2 side under ``qemu-x86_64 -cpu Haswell``), which moved
+  studies 2, 4 and 5 in the last digits and study 6's JAX-trained samplers' graphs.
 
 Other variables a machine sets (``OPENBLAS_L2_SIZE``, a vendor BLAS's own) are kept.
 
@@ -48,6 +53,7 @@ VARIABLES = {
     "MKL_NUM_THREADS": "1",
     "NUMBA_CPU_NAME": "haswell",
     "NUMBA_CPU_FEATURES": "",
+    "NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR",
 }
 #: the XLA flags the kit sets, by name (a user's value of any of them is replaced)
 XLA = {"--xla_cpu_max_isa": "AVX2", "--xla_cpu_enable_platform_dependent_math": "false",
@@ -119,7 +125,7 @@ def apply() -> None:
     (:class:`NumericsWarning`) when the pin cannot cover this processor, and when numpy or jax
     was imported before with other settings, so this process computes with other kernels."""
     wanted, why = target()
-    loaded = {"OPENBLAS": "numpy", "OMP": "numpy", "MKL": "numpy", "NUMBA": "numba", "XLA": "jax"}
+    loaded = {"OPENBLAS": "numpy", "OMP": "numpy", "MKL": "numpy", "NPY": "numpy", "NUMBA": "numba", "XLA": "jax"}
     late = [f"{name}={os.environ.get(name, '(unset)')}" for name, value in wanted.items()
             if os.environ.get(name) != value and loaded[name.split("_")[0]] in sys.modules]
     os.environ.update(wanted)
