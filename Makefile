@@ -23,11 +23,13 @@ $(STAMP): pyproject.toml constraints.txt
 	@touch $(STAMP)
 
 # Debian's packages the tests need, installed when missing (root, or sudo when not root):
-# PostgreSQL's server for the postgres query domain, Chromium for the report's browser test.
+# PostgreSQL's server for the postgres query domain, Chromium for the report's browser test, and on
+# x86-64 qemu-user, whose emulated AVX2 processor tests/test_numerics.py compares XLA's dots with.
 system-packages:
 	@missing=""; \
 	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	[ "$$(uname -m)" != x86_64 ] || command -v qemu-x86_64 >/dev/null 2>&1 || missing="$$missing qemu-user"; \
 	if [ -n "$$missing" ]; then \
 	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \

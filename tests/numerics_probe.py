@@ -3,6 +3,7 @@ on every machine"), run through the kit's entry points; prints a JSON object of 
 (floats as hex, graphs as edge lists) and of the numerical environment each process saw.
 
     python tests/numerics_probe.py [--jax] [--dask]
+    python tests/numerics_probe.py --dots    (XLA's dots alone: fast enough for an emulated processor)
 
 Run by tests/test_numerics.py in subprocesses started with other BLAS kernels and XLA settings
 already in their environment, as another machine or a user's shell would give them.
@@ -59,7 +60,39 @@ def numpy_loops() -> dict:
     return {name: hashlib.sha256(v.tobytes()).hexdigest()[:16] for name, v in loops.items()}
 
 
+def jax_dots() -> dict:
+    """SHA-256 (first 16 hex digits) of jitted XLA dots of each layout the JAX methods compile
+    (plain, transposed, batched, as autodiff writes them) and of an MLP's gradient, after
+    :func:`causaleval.numenv.pin_jax`; on an AVX-512 processor the transposed and batched ones
+    differed from an AVX2 one before it."""
+    import hashlib
+
+    import jax
+    import jax.numpy as jnp
+
+    from causaleval import numenv
+
+    numenv.pin_jax()
+    rng = np.random.default_rng(0)
+    a, b, c = (rng.normal(size=shape).astype(np.float32) for shape in [(64, 128), (64, 36), (128, 36)])
+    cube = rng.normal(size=(64, 6, 6)).astype(np.float32)
+
+    def mlp(w, x):
+        return jnp.sum(jax.nn.gelu(x @ w) ** 2)
+
+    # operands are arguments, not constants, which XLA would fold while compiling
+    dots = {"plain": (lambda x, y: x @ y, a, c), "transposed": (lambda x, y: x.T @ y, a, b),
+            "by_rows": (lambda x, y: x @ y.T, a, a), "batched": (lambda x, y: jnp.einsum("bai,baj->bij", x, y), cube, cube),
+            "chained": (lambda x, y: jnp.einsum("bai,bac,bcj->bij", x, y, x), cube, cube),
+            "mlp_gradient": (jax.grad(mlp), c, a)}
+    return {name: hashlib.sha256(np.asarray(jax.jit(f)(x, y)).tobytes()).hexdigest()[:16]
+            for name, (f, x, y) in dots.items()}
+
+
 def main() -> None:
+    if "--dots" in sys.argv:
+        print(json.dumps({"jax_dots": jax_dots()}, sort_keys=True))
+        return
     from causaleval.effects.sampling import dirichlet_sample
     from causaleval.learn.learners import learn
     from causaleval.metrics.structural import shd_cpdag

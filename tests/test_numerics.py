@@ -4,6 +4,7 @@ process, before numpy starts; provenance records it; a late import is said in on
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -108,6 +109,54 @@ def test_the_kits_kernel_fixes_the_environment_before_the_first_cell():
     assert "".join(lines).strip() == f"['Haswell'] {numenv.pinned_xla_flags('')}"
 
 
+@needs_pin
+@pytest.mark.parametrize("x_shape, y_shape, numbers, spec", [
+    ((5, 3), (3, 4), (((1,), (0,)), ((), ())), "ik,kj->ij"),
+    ((3, 5), (3, 4), (((0,), (0,)), ((), ())), "ki,kj->ij"),  # transposed, as autodiff writes it
+    ((2, 5, 3, 4), (4, 2, 3, 6), (((2, 3), (2, 0)), ((0,), (1,))), "bikl,lbkj->bij"),  # batched, two sums
+    ((5,), (4,), (((), ()), ((), ())), "i,j->ij"),  # no sum: the outer product
+    ((7, 5), (5,), (((1,), (0,)), ((), ())), "ik,k->i"),
+])
+def test_xlas_dots_are_compiled_as_the_kits_loops(x_shape, y_shape, numbers, spec):
+    """numenv.pin_jax: a dot compiles to no library call (Eigen with oneDNN, YNNPACK, XNNPACK pick
+    their kernels from the processor) and gives the dot's values; a kit JAX method pins first."""
+    import jax
+    import numpy as np
+    from jax import lax
+
+    from causaleval.bayes.posteriors import optional_modules
+
+    optional_modules("a JAX method", "jax")
+    assert numenv.pin_jax()
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=x_shape).astype(np.float32), rng.normal(size=y_shape).astype(np.float32)
+    dot = jax.jit(lambda a, b: lax.dot_general(a, b, numbers))
+    compiled = dot.lower(x, y).compile().as_text()
+    assert not [op for op in (" dot(", "ynn_fusion", "xnn_fusion", "custom_call") if op in compiled], compiled
+    np.testing.assert_allclose(dot(x, y), np.einsum(spec, x.astype(float), y.astype(float)), rtol=1e-5, atol=1e-5)
+    counts = np.arange(12, dtype=np.int32).reshape(3, 4)
+    whole = jax.jit(lambda a: a @ a.T)(counts)
+    assert whole.dtype == np.int32 and whole.tolist() == (counts @ counts.T).tolist()
+
+
+QEMU = shutil.which("qemu-x86_64")
+
+
+@needs_pin
+@pytest.mark.skipif(QEMU is None, reason="qemu-x86_64 (Debian's qemu-user; make system-packages installs it) is "
+                                         "not installed: no emulated AVX2 processor to compare this one with")
+def test_xlas_dots_give_the_same_bits_on_an_emulated_avx2_processor():
+    """The JAX methods' dots (plain, transposed, batched, an MLP's gradient) here and on an AVX2
+    processor emulated by ``qemu-x86_64 -cpu Haswell``: on an AVX-512 processor the transposed and
+    batched ones differed before numenv.pin_jax, and DiBS, BCD Nets and DAG-GFlowNet trained to
+    other graphs."""
+    native = _probe(_clean_env(), "--dots")
+    emulated = subprocess.run([QEMU, "-cpu", "Haswell", sys.executable, str(PROBE), "--dots"], env=_clean_env(),
+                              capture_output=True, text=True, timeout=900, cwd=PROBE.parent.parent)
+    assert emulated.returncode == 0, emulated.stderr[-3000:]
+    assert json.loads(emulated.stdout.strip().splitlines()[-1]) == native
+
+
 def test_a_late_import_is_said_in_one_line():
     code = "import numpy, causaleval"
     late = subprocess.run([sys.executable, "-c", code], env=_clean_env(OPENBLAS_CORETYPE="Prescott"),
@@ -135,7 +184,8 @@ def test_xla_flags_of_the_user_are_kept_and_the_kits_replace_theirs():
     flags = "--xla_dump_to=/tmp/x --xla_cpu_max_isa=AVX512 intra_op_parallelism_threads=8"
     assert numenv.pinned_xla_flags(flags) == (
         "--xla_dump_to=/tmp/x --xla_cpu_max_isa=AVX2 --xla_cpu_enable_platform_dependent_math=false "
-        "--xla_cpu_prefer_vector_width=256 --xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
+        "--xla_cpu_prefer_vector_width=256 --xla_cpu_multi_thread_eigen=false "
+        "--xla_cpu_experimental_ynn_fusion_type= --xla_cpu_experimental_xnn_fusion_type= intra_op_parallelism_threads=1")
     assert "max_isa" not in numenv.pinned_xla_flags(flags, cap_isa=False)
 
 
@@ -168,3 +218,16 @@ def test_provenance_names_the_numerical_environment():
     assert blas and all(lib["num_threads"] == 1 for lib in blas)
     if COVERED:
         assert {lib["architecture"] for lib in blas} == {"Haswell"}
+
+
+@needs_pin
+def test_provenance_does_not_claim_a_pin_that_did_not_take(monkeypatch):
+    """A process where numpy came before causaleval runs its own BLAS kernel: provenance says so."""
+    import threadpoolctl
+
+    loaded = [{"user_api": "blas", "internal_api": "openblas", "prefix": "libscipy_openblas", "version": "0.3.30",
+               "architecture": "SkylakeX", "threading_layer": "pthreads", "num_threads": 2}]
+    monkeypatch.setattr(threadpoolctl, "threadpool_info", lambda: loaded)
+    numerics = numenv.describe()
+    assert numerics["pinned"] is False
+    assert numerics["not_pinned_because"].startswith("openblas 0.3.30 runs SkylakeX with 2 thread(s), not the pinned")

@@ -14,16 +14,21 @@ kernel, papermill, nbval, joblib and Dask workers inherit it):
   sums in another order; the kit's trials already run in parallel processes;
 * XLA capped at AVX2, with its own portable approximations of exp, log, tanh and the like instead
   of the processor's (``--xla_cpu_enable_platform_dependent_math=false``: measured, BCD Nets'
-  samples on one processor change with it), 256-bit vectors
-  and one Eigen thread (:data:`XLA`, added to a user's own ``XLA_FLAGS``, replacing any of these the
+  samples on one processor change with it), 256-bit vectors, one Eigen thread, and no YNNPACK or
+  XNNPACK fusions (:data:`XLA`, added to a user's own ``XLA_FLAGS``, replacing any of these the
   user set);
+* every XLA dot on the CPU compiled as XLA's own loops (:func:`pin_jax`, when a JAX method starts):
+  XLA otherwise hands dots to Eigen with oneDNN's sgemm, or to YNNPACK, which pick their kernels
+  and blocking from the processor when the program runs, past ``--xla_cpu_max_isa``; on an AVX-512
+  processor a transposed or batched dot then sums in another order than on an AVX2 one (measured
+  against ``qemu-x86_64 -cpu Haswell``), and DiBS, BCD Nets and DAG-GFlowNet trained to other graphs;
 * numba compiling for the ``haswell`` target with that target's own features
   (``NUMBA_CPU_NAME=haswell``, ``NUMBA_CPU_FEATURES`` empty);
 * numpy's own loops without their AVX-512 versions (``NPY_DISABLE_CPU_FEATURES``, numpy 2.4's names
   of its dispatch targets above AVX2): on an AVX-512 processor numpy's float64 ``exp``, ``log``,
   ``power``, ``log1p``, ``expm1`` and ``arctan2`` otherwise return other last bits than on an AVX2
   one (measured on numpy 2.4.6; the AVX2 side under ``qemu-x86_64 -cpu Haswell``), which moved
-  studies 2, 4 and 5 in the last digits and study 6's JAX-trained samplers' graphs.
+  studies 2, 4 and 5 in the last digits.
 
 Other variables a machine sets (``OPENBLAS_L2_SIZE``, a vendor BLAS's own) are kept.
 
@@ -33,7 +38,8 @@ in the last digits (``causaleval check-figures`` then tells whether any decision
 ``CAUSALEVAL_NUMERICS=native`` turns the pin off on purpose (for speed on many cores), with the
 same one-line note. Every provenance file records what was in force (:func:`describe`).
 
-This module imports only the standard library: it must run before numpy.
+This module imports only the standard library at import: it must run before numpy (:func:`pin_jax`
+imports jax when it is called).
 """
 
 from __future__ import annotations
@@ -58,11 +64,13 @@ VARIABLES = {
 #: the XLA flags the kit sets, by name (a user's value of any of them is replaced)
 XLA = {"--xla_cpu_max_isa": "AVX2", "--xla_cpu_enable_platform_dependent_math": "false",
        "--xla_cpu_prefer_vector_width": "256", "--xla_cpu_multi_thread_eigen": "false",
+       "--xla_cpu_experimental_ynn_fusion_type": "", "--xla_cpu_experimental_xnn_fusion_type": "",
        "intra_op_parallelism_threads": "1"}
 #: the processor features the pinned kernels need (``/proc/cpuinfo`` names)
 NEEDED = ("avx", "avx2", "fma", "bmi1", "bmi2", "movbe", "f16c", "popcnt")
 SWITCH = "CAUSALEVAL_NUMERICS"
 _NOTED = "CAUSALEVAL_NUMERICS_NOTED"  # set once the note was given, so child processes do not repeat it
+_JAX_PINNED = False  # set by pin_jax once XLA's dots are lowered to loops in this process
 
 
 class NumericsWarning(UserWarning):
@@ -141,16 +149,57 @@ def apply() -> None:
                       NumericsWarning, stacklevel=3)
 
 
+def pin_jax() -> bool:
+    """Compile every XLA dot on the CPU in this process as XLA's own loops (:func:`_dot_as_loops`),
+    where the pin applies; idempotent. True when the dots are so compiled. The kit calls it before
+    a JAX method compiles anything; a user's own JAX code calls it once before its first ``jit``."""
+    global _JAX_PINNED
+    if not _JAX_PINNED and target()[1] is None:
+        from jax import lax
+        from jax.interpreters import mlir
+
+        mlir.register_lowering(lax.dot_general_p, mlir.lower_fun(_dot_as_loops, multiple_results=False),
+                               platform="cpu")
+        _JAX_PINNED = True
+    return _JAX_PINNED
+
+
+def _dot_as_loops(x: Any, y: Any, *, dimension_numbers: Any, preferred_element_type: Any = None, **_: Any) -> Any:
+    """``lax.dot_general(x, y)`` as a product and a sum XLA compiles itself: with the operands
+    arranged as ``x[b, i, k]`` and ``y[b, k, j]`` (batch, free and contracted axes),
+    ``out[b, i, j] = sum_k x[b, i, k] * y[b, k, j]``, summed over ``k`` in order for a vector of
+    ``j`` at a time. XLA fuses the product into the sum, so nothing of size ``b*i*k*j`` is stored,
+    and the order of the sum is fixed by the code it emits, not by the processor (XLA's dot would
+    call Eigen with oneDNN's sgemm, or YNNPACK)."""
+    import jax.numpy as jnp
+
+    (x_sum, y_sum), (x_batch, y_batch) = dimension_numbers
+    x_free = [a for a in range(x.ndim) if a not in x_sum and a not in x_batch]
+    y_free = [a for a in range(y.ndim) if a not in y_sum and a not in y_batch]
+    dtype = preferred_element_type or jnp.result_type(x, y)
+    x = jnp.transpose(x, (*x_batch, *x_free, *x_sum)).astype(dtype)
+    y = jnp.transpose(y, (*y_batch, *y_sum, *y_free)).astype(dtype)
+    nb, ns, ni, nj = len(x_batch), len(x_sum), len(x_free), len(y_free)
+    product = x.reshape(x.shape + (1,) * nj) * y.reshape(y.shape[:nb] + (1,) * ni + y.shape[nb:])
+    return product.sum(axis=tuple(range(nb + ni, nb + ni + ns)))
+
+
 def describe() -> dict[str, Any]:
-    """What was in force in this process, for provenance: whether the pin applies (or why not),
+    """What was in force in this process, for provenance: whether the pin applies and took (or why
+    not: a loaded BLAS without the pinned kernel or with more threads says the pin did not take),
     the processor, each loaded BLAS/OpenMP library with its kernel and threads (threadpoolctl)
     and the variables of :data:`VARIABLES` and ``XLA_FLAGS``."""
     from threadpoolctl import threadpool_info
 
-    wanted, why = target()
+    why = target()[1]
     libraries = [{key: info.get(key) for key in ("user_api", "internal_api", "prefix", "version",
                                                  "architecture", "threading_layer", "num_threads")}
                  for info in threadpool_info()]
+    astray = [f"{lib['internal_api']} {lib['version']} runs {lib['architecture']} with {lib['num_threads']} thread(s)"
+              for lib in libraries if lib["user_api"] == "blas"
+              and (lib["architecture"] != VARIABLES["OPENBLAS_CORETYPE"] or lib["num_threads"] != 1)]
+    if why is None and astray:  # numpy came before causaleval in this process: the variables did not take
+        why = f"{'; '.join(astray)}, not the pinned kernel with 1 thread (numpy was imported before causaleval)"
     return {
         "pinned": why is None,
         "not_pinned_because": why,

@@ -115,8 +115,10 @@ defaults: Sachs 3.0 (17 in the consensus graph), a d = 11, n = 100 synthetic dat
 of the authors' rule (0.025 at d = 11, 0.012 at d = 20, n = 100) prunes hard. Runs at the
 authors' 20,000 steps and learning rate 1e-3 were not repeated on all data sets for cost.
 
-Deterministic for a seed: all randomness comes from ``jax.random.PRNGKey(seed)``, XLA on CPU is
-deterministic and so is scipy's assignment solver.
+Deterministic for a seed, on any x86-64 processor with AVX2: all randomness comes from
+``jax.random.PRNGKey(seed)``, XLA on CPU is deterministic with its dots compiled as loops whose
+order of summation does not depend on the processor (:func:`causaleval.numenv.pin_jax`), and so
+is scipy's assignment solver.
 """
 
 from __future__ import annotations

@@ -104,8 +104,9 @@ and of the whole method):
   range; the earlier defaults (3,000 steps at 2e-4 without a target network or schedule) gave
   14.6 edges, 0.89.
 
-Deterministic for a seed: all randomness comes from ``jax.random.PRNGKey(seed)`` and XLA on
-CPU is deterministic.
+Deterministic for a seed, on any x86-64 processor with AVX2: all randomness comes from
+``jax.random.PRNGKey(seed)``, XLA on CPU is deterministic, and its dots are compiled as loops
+whose order of summation does not depend on the processor (:func:`causaleval.numenv.pin_jax`).
 """
 
 from __future__ import annotations

@@ -51,6 +51,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from causaleval import numenv
 from causaleval.graphs.bitsets import bits
 from causaleval.graphs.extensions import NoExtension, consistent_extension, mec_members
 from causaleval.graphs import CausalGraph, _acyclic
@@ -103,6 +104,8 @@ def optional_modules(method: str, *modules: str) -> tuple[ModuleType, ...]:
             __import__(name)
     except ImportError as err:
         raise ImportError(f'{method} needs {", ".join(modules)} (the bayes extra): pip install -e ".[bayes]"') from err
+    if "jax" in sys.modules:
+        numenv.pin_jax()
     return tuple(sys.modules[name] for name in modules)
 
 
@@ -150,6 +153,8 @@ def sample_posterior(name: str, data: pd.DataFrame, *, n_samples: int, seed: int
         raise ValueError(f"posterior method {name!r} unknown; registered: {', '.join(sorted(POSTERIORS))}")
     if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
         raise ValueError(f"posterior method {name!r}: n_samples={n_samples!r}; expected a positive integer")
+    if "jax" in sys.modules:  # a user's JAX method too computes with the kit's dots (numenv.pin_jax)
+        numenv.pin_jax()
     raw = np.asarray(POSTERIORS[name](data, n_samples=n_samples, seed=seed, options=options))
     d = data.shape[1]
     if raw.shape != (n_samples, d, d):
