@@ -1,0 +1,11 @@
+"""nbval over the notebooks alone (``pytest notebooks/06_bayesian_cd_ate.ipynb``, without tests/)
+gets the test suite's set-up too (tests/conftest.py): the kit's numerical environment before
+anything imports numpy, and tables and figures written to a temporary folder, never over the
+committed figures/ (the kernel inherits both)."""
+
+import causaleval  # noqa: F401,I001  (first: causaleval.numenv)
+
+import os
+import tempfile
+
+os.environ.setdefault("CAUSALEVAL_FIGURES", tempfile.mkdtemp(prefix="causaleval-figures-"))
