@@ -1,6 +1,7 @@
 """The cost of same numbers on every machine for study 6's JAX-trained methods: each of DiBS,
-BCD Nets and DAG-GFlowNet timed with XLA's dots compiled as the kit's loops
-(:func:`causaleval.numenv.pin_jax`, YNNPACK and XNNPACK fusions off: the kit's setting) and with
+BCD Nets and DAG-GFlowNet timed with XLA's dots compiled as calls of the pinned OpenBLAS
+(:func:`causaleval.numenv.pin_jax`, :mod:`causaleval.xla_dots`; YNNPACK and XNNPACK fusions off:
+the kit's setting) and with
 XLA's own dot kernels (Eigen with oneDNN's sgemm, YNNPACK: the anchor, which picks kernels by
 processor), side by side in one run, as a ratio.
 
@@ -55,16 +56,16 @@ def main() -> None:
     if args.child:
         print(json.dumps(_one(*args.child)))
         return
-    print("| method | settings | XLA's dot kernels (s) | kit's loops (s) | ratio |")
+    print("| method | settings | XLA's dot kernels (s) | kit's pinned dots (s) | ratio |")
     print("| --- | --- | --- | --- | --- |")
     for method in args.methods:
         seconds = {}
-        for variant in ("library", "loops"):
+        for variant in ("library", "pinned"):
             done = subprocess.run([sys.executable, __file__, "--child", method, variant], capture_output=True,
                                   text=True, check=True)
             seconds[variant] = json.loads(done.stdout.strip().splitlines()[-1])
-        print(f"| {method} | {SHORT[method]} | {seconds['library']:.1f} | {seconds['loops']:.1f} | "
-              f"{seconds['loops'] / seconds['library']:.2f} |", flush=True)
+        print(f"| {method} | {SHORT[method]} | {seconds['library']:.1f} | {seconds['pinned']:.1f} | "
+              f"{seconds['pinned'] / seconds['library']:.2f} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -116,15 +116,20 @@ def test_the_kits_kernel_fixes_the_environment_before_the_first_cell():
     ((2, 5, 3, 4), (4, 2, 3, 6), (((2, 3), (2, 0)), ((0,), (1,))), "bikl,lbkj->bij"),  # batched, two sums
     ((5,), (4,), (((), ()), ((), ())), "i,j->ij"),  # no sum: the outer product
     ((7, 5), (5,), (((1,), (0,)), ((), ())), "ik,k->i"),
+    ((0, 3), (3, 4), (((1,), (0,)), ((), ())), "ik,kj->ij"),  # an empty operand
 ])
-def test_xlas_dots_are_compiled_as_the_kits_loops(x_shape, y_shape, numbers, spec):
-    """numenv.pin_jax: a dot compiles to no library call (Eigen with oneDNN, YNNPACK, XNNPACK pick
-    their kernels from the processor) and gives the dot's values; a kit JAX method pins first."""
+def test_xlas_dots_are_compiled_as_calls_of_the_pinned_blas(x_shape, y_shape, numbers, spec):
+    """numenv.pin_jax: a float dot compiles to the kit's FFI call (causaleval.xla_dots), not to a
+    library XLA picks (Eigen with oneDNN, YNNPACK, XNNPACK pick their kernels from the processor),
+    and gives the dot's values, in float32 and in bfloat16; an integer dot stays exact; a kit JAX
+    method pins first."""
     import jax
+    import jax.numpy as jnp
     import numpy as np
     from jax import lax
 
     from causaleval.bayes.posteriors import optional_modules
+    from causaleval.xla_dots import TARGET
 
     optional_modules("a JAX method", "jax")
     assert numenv._JAX_PINNED  # pinned by the kit's import of JAX, before any call of pin_jax here
@@ -132,8 +137,13 @@ def test_xlas_dots_are_compiled_as_the_kits_loops(x_shape, y_shape, numbers, spe
     x, y = rng.normal(size=x_shape).astype(np.float32), rng.normal(size=y_shape).astype(np.float32)
     dot = jax.jit(lambda a, b: lax.dot_general(a, b, numbers))
     compiled = dot.lower(x, y).compile().as_text()
-    assert not [op for op in (" dot(", "ynn_fusion", "xnn_fusion", "custom_call") if op in compiled], compiled
-    np.testing.assert_allclose(dot(x, y), np.einsum(spec, x.astype(float), y.astype(float)), rtol=1e-5, atol=1e-5)
+    assert not [op for op in (" dot(", "ynn_fusion", "xnn_fusion") if op in compiled], compiled
+    assert (f'custom_call_target="{TARGET}"' in compiled) == bool(x.size), compiled
+    expected = np.einsum(spec, x.astype(float), y.astype(float))
+    np.testing.assert_allclose(dot(x, y), expected, rtol=1e-5, atol=1e-5)
+    half = dot(jnp.asarray(x, jnp.bfloat16), jnp.asarray(y, jnp.bfloat16))
+    assert half.dtype == jnp.bfloat16
+    np.testing.assert_allclose(np.asarray(half, np.float32), expected, rtol=0.05, atol=0.1)
     counts = np.arange(12, dtype=np.int32).reshape(3, 4)
     whole = jax.jit(lambda a: a @ a.T)(counts)
     assert whole.dtype == np.int32 and whole.tolist() == (counts @ counts.T).tolist()

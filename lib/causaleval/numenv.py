@@ -17,11 +17,12 @@ kernel, papermill, nbval, joblib and Dask workers inherit it):
   samples on one processor change with it), 256-bit vectors, one Eigen thread, and no YNNPACK or
   XNNPACK fusions (:data:`XLA`, added to a user's own ``XLA_FLAGS``, replacing any of these the
   user set);
-* every XLA dot on the CPU compiled as XLA's own loops (:func:`pin_jax`, when a JAX method starts):
-  XLA otherwise hands dots to Eigen with oneDNN's sgemm, or to YNNPACK, which pick their kernels
-  and blocking from the processor when the program runs, past ``--xla_cpu_max_isa``; on an AVX-512
-  processor a transposed or batched dot then sums in another order than on an AVX2 one (measured
-  against ``qemu-x86_64 -cpu Haswell``), and DiBS, BCD Nets and DAG-GFlowNet trained to other graphs;
+* every XLA dot on the CPU compiled as a call to that pinned OpenBLAS (:func:`pin_jax`, when a JAX
+  method starts; :mod:`causaleval.xla_dots`): XLA otherwise hands dots to Eigen with oneDNN's sgemm,
+  or to YNNPACK, which pick their kernels and blocking from the processor when the program runs,
+  past ``--xla_cpu_max_isa``; on an AVX-512 processor a transposed or batched dot then sums in
+  another order than on an AVX2 one (measured against ``qemu-x86_64 -cpu Haswell``), and DiBS,
+  BCD Nets and DAG-GFlowNet trained to other graphs;
 * numba compiling for the ``haswell`` target with that target's own features
   (``NUMBA_CPU_NAME=haswell``, ``NUMBA_CPU_FEATURES`` empty);
 * numpy's own loops without their AVX-512 versions (``NPY_DISABLE_CPU_FEATURES``, numpy 2.4's names
@@ -70,7 +71,7 @@ XLA = {"--xla_cpu_max_isa": "AVX2", "--xla_cpu_enable_platform_dependent_math": 
 NEEDED = ("avx", "avx2", "fma", "bmi1", "bmi2", "movbe", "f16c", "popcnt")
 SWITCH = "CAUSALEVAL_NUMERICS"
 _NOTED = "CAUSALEVAL_NUMERICS_NOTED"  # set once the note was given, so child processes do not repeat it
-_JAX_PINNED = False  # set by pin_jax once XLA's dots are lowered to loops in this process
+_JAX_PINNED = False  # set by pin_jax once XLA's dots are lowered to the pinned OpenBLAS in this process
 
 
 class NumericsWarning(UserWarning):
@@ -150,38 +151,22 @@ def apply() -> None:
 
 
 def pin_jax() -> bool:
-    """Compile every XLA dot on the CPU in this process as XLA's own loops (:func:`_dot_as_loops`),
-    where the pin applies; idempotent. True when the dots are so compiled. The kit calls it before
-    a JAX method compiles anything; a user's own JAX code calls it once before its first ``jit``."""
+    """Compile every floating-point XLA dot on the CPU in this process as a call to the pinned
+    OpenBLAS (:mod:`causaleval.xla_dots`), where the pin applies; idempotent. True when the dots
+    are so compiled. The kit calls it before a JAX method compiles anything; a user's own JAX code
+    calls it once before its first ``jit``."""
     global _JAX_PINNED
     if not _JAX_PINNED and target()[1] is None:
         from jax import lax
         from jax.interpreters import mlir
 
-        mlir.register_lowering(lax.dot_general_p, mlir.lower_fun(_dot_as_loops, multiple_results=False),
+        from causaleval import xla_dots
+
+        xla_dots.register()
+        mlir.register_lowering(lax.dot_general_p, mlir.lower_fun(xla_dots.lower, multiple_results=False),
                                platform="cpu")
         _JAX_PINNED = True
     return _JAX_PINNED
-
-
-def _dot_as_loops(x: Any, y: Any, *, dimension_numbers: Any, preferred_element_type: Any = None, **_: Any) -> Any:
-    """``lax.dot_general(x, y)`` as a product and a sum XLA compiles itself: with the operands
-    arranged as ``x[b, i, k]`` and ``y[b, k, j]`` (batch, free and contracted axes),
-    ``out[b, i, j] = sum_k x[b, i, k] * y[b, k, j]``, summed over ``k`` in order for a vector of
-    ``j`` at a time. XLA fuses the product into the sum, so nothing of size ``b*i*k*j`` is stored,
-    and the order of the sum is fixed by the code it emits, not by the processor (XLA's dot would
-    call Eigen with oneDNN's sgemm, or YNNPACK)."""
-    import jax.numpy as jnp
-
-    (x_sum, y_sum), (x_batch, y_batch) = dimension_numbers
-    x_free = [a for a in range(x.ndim) if a not in x_sum and a not in x_batch]
-    y_free = [a for a in range(y.ndim) if a not in y_sum and a not in y_batch]
-    dtype = preferred_element_type or jnp.result_type(x, y)
-    x = jnp.transpose(x, (*x_batch, *x_free, *x_sum)).astype(dtype)
-    y = jnp.transpose(y, (*y_batch, *y_sum, *y_free)).astype(dtype)
-    nb, ns, ni, nj = len(x_batch), len(x_sum), len(x_free), len(y_free)
-    product = x.reshape(x.shape + (1,) * nj) * y.reshape(y.shape[:nb] + (1,) * ni + y.shape[nb:])
-    return product.sum(axis=tuple(range(nb + ni, nb + ni + ns)))
 
 
 def describe() -> dict[str, Any]:

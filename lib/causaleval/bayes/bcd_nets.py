@@ -116,8 +116,8 @@ of the authors' rule (0.025 at d = 11, 0.012 at d = 20, n = 100) prunes hard. Ru
 authors' 20,000 steps and learning rate 1e-3 were not repeated on all data sets for cost.
 
 Deterministic for a seed, on any x86-64 processor with AVX2: all randomness comes from
-``jax.random.PRNGKey(seed)``, XLA on CPU is deterministic with its dots compiled as loops whose
-order of summation does not depend on the processor (:func:`causaleval.numenv.pin_jax`), and so
+``jax.random.PRNGKey(seed)``, XLA on CPU is deterministic with its dots compiled as calls of the pinned
+OpenBLAS, whose order of summation does not depend on the processor (:func:`causaleval.numenv.pin_jax`), and so
 is scipy's assignment solver.
 """
 

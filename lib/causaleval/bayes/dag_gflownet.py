@@ -105,8 +105,8 @@ and of the whole method):
   14.6 edges, 0.89.
 
 Deterministic for a seed, on any x86-64 processor with AVX2: all randomness comes from
-``jax.random.PRNGKey(seed)``, XLA on CPU is deterministic, and its dots are compiled as loops
-whose order of summation does not depend on the processor (:func:`causaleval.numenv.pin_jax`).
+``jax.random.PRNGKey(seed)``, XLA on CPU is deterministic, and its dots are compiled as calls of
+the pinned OpenBLAS, whose order of summation does not depend on the processor (:func:`causaleval.numenv.pin_jax`).
 """
 
 from __future__ import annotations
