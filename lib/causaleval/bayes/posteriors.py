@@ -98,14 +98,15 @@ def check_size(method: str, d: int, options: Mapping[str, Any]) -> None:
 
 def optional_modules(method: str, *modules: str) -> tuple[ModuleType, ...]:
     """The modules of the optional ``bayes`` extra that ``method`` needs, imported; a missing one
-    is refused with the install command (a method is never silently left out)."""
+    is refused with the install command (a method is never silently left out). XLA's dots are
+    pinned as soon as JAX is loaded, before a later module (dibs, optax) could compile one."""
     try:
         for name in modules:
             __import__(name)
+            if "jax" in sys.modules:
+                numenv.pin_jax()
     except ImportError as err:
         raise ImportError(f'{method} needs {", ".join(modules)} (the bayes extra): pip install -e ".[bayes]"') from err
-    if "jax" in sys.modules:
-        numenv.pin_jax()
     return tuple(sys.modules[name] for name in modules)
 
 
