@@ -121,8 +121,7 @@ def test_the_kits_kernel_fixes_the_environment_before_the_first_cell():
 def test_xlas_dots_are_compiled_as_calls_of_the_pinned_blas(x_shape, y_shape, numbers, spec):
     """numenv.pin_jax: a float dot compiles to the kit's FFI call (causaleval.xla_dots), not to a
     library XLA picks (Eigen with oneDNN, YNNPACK, XNNPACK pick their kernels from the processor),
-    and gives the dot's values, in float32 and in bfloat16; an integer dot stays exact; a kit JAX
-    method pins first."""
+    and gives the dot's values, in float32 and in bfloat16; an integer dot stays exact."""
     import jax
     import jax.numpy as jnp
     import numpy as np
@@ -132,7 +131,6 @@ def test_xlas_dots_are_compiled_as_calls_of_the_pinned_blas(x_shape, y_shape, nu
     from causaleval.xla_dots import TARGET
 
     optional_modules("a JAX method", "jax")
-    assert numenv._JAX_PINNED  # pinned by the kit's import of JAX, before any call of pin_jax here
     rng = np.random.default_rng(0)
     x, y = rng.normal(size=x_shape).astype(np.float32), rng.normal(size=y_shape).astype(np.float32)
     dot = jax.jit(lambda a, b: lax.dot_general(a, b, numbers))
@@ -147,6 +145,17 @@ def test_xlas_dots_are_compiled_as_calls_of_the_pinned_blas(x_shape, y_shape, nu
     counts = np.arange(12, dtype=np.int32).reshape(3, 4)
     whole = jax.jit(lambda a: a @ a.T)(counts)
     assert whole.dtype == np.int32 and whole.tolist() == (counts @ counts.T).tolist()
+
+
+@needs_pin
+def test_a_kit_jax_method_pins_the_dots_when_it_imports_jax():
+    """In a fresh process (another test of this one may have pinned already): not pinned after
+    ``import causaleval`` alone, pinned once a kit method imports JAX (optional_modules)."""
+    code = ("import causaleval; from causaleval import numenv; from causaleval.bayes.posteriors import optional_modules; "
+            "before = numenv._JAX_PINNED; optional_modules('a JAX method', 'jax'); print(before, numenv._JAX_PINNED)")
+    done = subprocess.run([sys.executable, "-c", code], env=_clean_env(), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split() == ["False", "True"]
 
 
 QEMU = shutil.which("qemu-x86_64")
