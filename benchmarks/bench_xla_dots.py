@@ -1,9 +1,8 @@
 """The cost of same numbers on every machine for study 6's JAX-trained methods: each of DiBS,
 BCD Nets and DAG-GFlowNet timed with XLA's dots compiled as calls of the pinned OpenBLAS
 (:func:`causaleval.numenv.pin_jax`, :mod:`causaleval.xla_dots`; YNNPACK and XNNPACK fusions off:
-the kit's setting) and with
-XLA's own dot kernels (Eigen with oneDNN's sgemm, YNNPACK: the anchor, which picks kernels by
-processor), side by side in one run, as a ratio.
+the kit's setting) and with XLA's own dot kernels (Eigen with oneDNN's sgemm, YNNPACK: the
+anchor, which picks kernels by processor), side by side in one run, as a ratio.
 
     python benchmarks/bench_xla_dots.py [--methods dag_gflownet bcd_nets dibs]
 
