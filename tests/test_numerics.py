@@ -20,8 +20,8 @@ needs_pin = pytest.mark.skipif(not COVERED, reason=f"the pin does not apply on t
 # run on every x86-64 processor), threads, an XLA instruction-set ceiling and threading, numba's target
 FOREIGN = {
     "sandybridge": {"OPENBLAS_CORETYPE": "Sandybridge", "OPENBLAS_NUM_THREADS": "2", "OMP_NUM_THREADS": "2",
-                    "XLA_FLAGS": "--xla_cpu_max_isa=SSE4_2 --xla_cpu_multi_thread_eigen=true "
-                                 "intra_op_parallelism_threads=2", "NUMBA_CPU_NAME": "generic",
+                    "XLA_FLAGS": "--xla_cpu_max_isa=SSE4_2 --xla_cpu_multi_thread_eigen=true",
+                    "NUMBA_CPU_NAME": "generic",
                     "NPY_DISABLE_CPU_FEATURES": ""},
     "prescott": {"OPENBLAS_CORETYPE": "Prescott"},
 }
@@ -145,6 +145,24 @@ def test_xlas_dots_are_compiled_as_calls_of_the_pinned_blas(x_shape, y_shape, nu
     counts = np.arange(12, dtype=np.int32).reshape(3, 4)
     whole = jax.jit(lambda a: a @ a.T)(counts)
     assert whole.dtype == np.int32 and whole.tolist() == (counts @ counts.T).tolist()
+    small = (counts % 3).astype(np.int8)  # XLA's loops keep the narrow type (their sum is cast back)
+    narrow = jax.jit(lambda a: a @ a.T)(small)
+    assert narrow.dtype == np.int8 and narrow.tolist() == (small @ small.T).tolist()
+
+
+@needs_pin
+def test_a_dot_past_the_blas_integers_is_refused_when_traced():
+    import jax
+    import numpy as np
+    from jax import lax
+
+    from causaleval.bayes.posteriors import optional_modules
+
+    optional_modules("a JAX method", "jax")
+    tall = jax.ShapeDtypeStruct((2**31, 2), np.float32)
+    with pytest.raises(ValueError, match=r"2147483648 x 2 by 2 x 3 per batch; .*below 2\*\*31"):
+        jax.jit(lambda a, b: lax.dot_general(a, b, (((1,), (0,)), ((), ())))).lower(
+            tall, jax.ShapeDtypeStruct((2, 3), np.float32))
 
 
 @needs_pin
@@ -200,11 +218,11 @@ def test_an_uncovered_processor_is_said_once_per_command():
 
 
 def test_xla_flags_of_the_user_are_kept_and_the_kits_replace_theirs():
-    flags = "--xla_dump_to=/tmp/x --xla_cpu_max_isa=AVX512 intra_op_parallelism_threads=8"
+    flags = "--xla_dump_to=/tmp/x --xla_cpu_max_isa=AVX512 --xla_cpu_multi_thread_eigen=true"
     assert numenv.pinned_xla_flags(flags) == (
         "--xla_dump_to=/tmp/x --xla_cpu_max_isa=AVX2 --xla_cpu_enable_platform_dependent_math=false "
         "--xla_cpu_prefer_vector_width=256 --xla_cpu_multi_thread_eigen=false "
-        "--xla_cpu_experimental_ynn_fusion_type= --xla_cpu_experimental_xnn_fusion_type= intra_op_parallelism_threads=1")
+        "--xla_cpu_experimental_ynn_fusion_type= --xla_cpu_experimental_xnn_fusion_type=")
     assert "max_isa" not in numenv.pinned_xla_flags(flags, cap_isa=False)
 
 
@@ -232,7 +250,8 @@ def test_a_misspelt_switch_is_refused_by_name():
 def test_provenance_names_the_numerical_environment():
     numerics = report.provenance("asia_mag_nced", {})["numerics"]
     assert numerics["pinned"] is COVERED and numerics["environment"]["XLA_FLAGS"].endswith(
-        "intra_op_parallelism_threads=1")
+        "--xla_cpu_experimental_xnn_fusion_type=")
+    assert numerics["xla_dots"] == ("pinned OpenBLAS (causaleval.xla_dots)" if COVERED else "XLA's own kernels")
     blas = [lib for lib in numerics["libraries"] if lib["user_api"] == "blas"]
     assert blas and all(lib["num_threads"] == 1 for lib in blas)
     if COVERED:

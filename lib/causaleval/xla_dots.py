@@ -9,9 +9,11 @@ processor a transposed or batched dot sums in another order than on an AVX2 one 
 * XLA's own transposes and reshapes to ``x[b, i, k]`` and ``y[b, k, j]`` (batch, free and
   contracted axes; code XLA emits itself, the same under the kit's instruction-set cap), then
 * one call (XLA's typed FFI, :func:`register`) of a numba-compiled handler that runs, for each
-  ``b``, ``out[b] = x[b] @ y[b]`` with OpenBLAS's ``sgemm``/``dgemm``: the BLAS the kit already
-  pins (``OPENBLAS_CORETYPE=Haswell``, one thread, :mod:`causaleval.numenv`), whose kernel and
-  blocking, and so order of summation, are fixed by the core type, not by the processor.
+  ``b``, ``out[b] = x[b] @ y[b]`` through numba's ``np.dot``, that is scipy's OpenBLAS
+  (``scipy.linalg.cython_blas``: ``sgemm``/``dgemm``, or ``gemv`` when ``i`` or ``j`` is 1),
+  pinned like numpy's (``OPENBLAS_CORETYPE=Haswell``, one thread, :mod:`causaleval.numenv`):
+  its kernel and blocking, and so its order of summation, are fixed by the core type, not by
+  the processor. Dimensions past OpenBLAS's 32-bit integers are refused when the dot is traced.
 
 Half-precision dots are computed in float32 and rounded back, as XLA does on the CPU. Integer,
 boolean and complex dots are compiled as XLA's own loops (:func:`_dot_as_loops`: a product and a
@@ -37,7 +39,8 @@ from numba.extending import intrinsic
 
 TARGET = "causaleval_pinned_dot"
 _FFI_MINOR = 3  # the XLA FFI API version (0.3) whose structures the handler reads
-_F32, _F64 = 11, 12  # XLA_FFI_DataType of float32 and float64
+_F64 = 12  # XLA_FFI_DataType of float64 (the other dots the handler gets are float32)
+_BLAS_INT = 2**31  # OpenBLAS's (LP64) dimensions are 32-bit integers
 _REGISTERED = False
 
 
@@ -64,12 +67,15 @@ def lower(x: Any, y: Any, *, dimension_numbers: Any, preferred_element_type: Any
     if not jnp.issubdtype(dtype, jnp.floating):
         return _dot_as_loops(x, y, dimension_numbers=dimension_numbers, preferred_element_type=dtype)
     work = jnp.float64 if dtype == jnp.float64 else jnp.float32
-    x, y, (nb, ni, nj) = _arranged(x, y, dimension_numbers, work)
+    x, y, (nb, ni, _) = _arranged(x, y, dimension_numbers, work)
     shape = x.shape[:nb + ni] + y.shape[nb + len(dimension_numbers[0][1]):]
     b, i, j = math.prod(x.shape[:nb]), math.prod(x.shape[nb:nb + ni]), math.prod(shape[nb + ni:])
     k = math.prod(x.shape[nb + ni:])
     if min(b, i, j, k) == 0:
         return jnp.zeros(shape, dtype)
+    if max(i, j, k) >= _BLAS_INT:
+        raise ValueError(f"dot_general of shapes {x.shape} and {y.shape}: a product of {i} x {k} by {k} x {j} "
+                         f"per batch; the pinned OpenBLAS takes dimensions below 2**31 (split the product)")
     out = jax.ffi.ffi_call(TARGET, jax.ShapeDtypeStruct((b, i, j), work))(x.reshape(b, i, k), y.reshape(b, k, j))
     return out.reshape(shape).astype(dtype)
 
@@ -93,7 +99,7 @@ def _dot_as_loops(x: Any, y: Any, *, dimension_numbers: Any, preferred_element_t
     x, y, (nb, ni, nj) = _arranged(x, y, dimension_numbers, preferred_element_type)
     ns = x.ndim - nb - ni
     product = x.reshape(x.shape + (1,) * nj) * y.reshape(y.shape[:nb] + (1,) * ni + y.shape[nb:])
-    return product.sum(axis=tuple(range(nb + ni, nb + ni + ns)))
+    return product.sum(axis=tuple(range(nb + ni, nb + ni + ns))).astype(preferred_element_type)
 
 
 @intrinsic
@@ -120,8 +126,9 @@ def _handler(frame: int) -> int:
     """The FFI handler XLA calls (``XLA_FFI_Error* handler(XLA_FFI_CallFrame*)``; 0 is success).
 
     Words of the call frame: 1 its extension, 9 the argument buffers, 14 the result buffers; of a
-    buffer: 2 its data type, 3 its data, 5 its dimensions. A frame with the metadata extension
-    (type 1) asks for the FFI version the handler was written for (0.3) and its traits (none)."""
+    buffer: 2 its data type, 3 its data, 5 its dimensions. A frame whose first extension is the
+    metadata one (type 1) asks for the FFI version the handler was written for (0.3) and its
+    traits (none), and computes nothing; any other frame computes, as XLA's C++ helper does."""
     words = carray(_pointer(frame), (15,), np.int64)
     if words[1] != 0:
         extension = carray(_pointer(words[1]), (4,), np.int64)
@@ -130,7 +137,7 @@ def _handler(frame: int) -> int:
             halves = carray(_pointer(extension[3]), (12,), np.int32)
             metadata[1], metadata[2], metadata[5] = 24, 0, 0  # api_version's size and extension; no state
             halves[6], halves[7], halves[8] = 0, _FFI_MINOR, 0  # major, minor, traits
-        return 0
+            return 0
     args = carray(_pointer(words[9]), (2,), np.int64)
     result = carray(_pointer(carray(_pointer(words[14]), (1,), np.int64)[0]), (6,), np.int64)
     x = carray(_pointer(args[0]), (6,), np.int64)
