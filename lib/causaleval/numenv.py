@@ -65,8 +65,7 @@ VARIABLES = {
 #: the XLA flags the kit sets, by name (a user's value of any of them is replaced)
 XLA = {"--xla_cpu_max_isa": "AVX2", "--xla_cpu_enable_platform_dependent_math": "false",
        "--xla_cpu_prefer_vector_width": "256", "--xla_cpu_multi_thread_eigen": "false",
-       "--xla_cpu_experimental_ynn_fusion_type": "", "--xla_cpu_experimental_xnn_fusion_type": "",
-       "intra_op_parallelism_threads": "1"}
+       "--xla_cpu_experimental_ynn_fusion_type": "", "--xla_cpu_experimental_xnn_fusion_type": ""}
 #: the processor features the pinned kernels need (``/proc/cpuinfo`` names)
 NEEDED = ("avx", "avx2", "fma", "bmi1", "bmi2", "movbe", "f16c", "popcnt")
 SWITCH = "CAUSALEVAL_NUMERICS"
@@ -172,8 +171,10 @@ def pin_jax() -> bool:
 def describe() -> dict[str, Any]:
     """What was in force in this process, for provenance: whether the pin applies and took (or why
     not: a loaded BLAS without the pinned kernel or with more threads says the pin did not take),
-    the processor, each loaded BLAS/OpenMP library with its kernel and threads (threadpoolctl)
-    and the variables of :data:`VARIABLES` and ``XLA_FLAGS``."""
+    the processor, each loaded BLAS/OpenMP library with its kernel and threads (threadpoolctl),
+    the variables of :data:`VARIABLES` and ``XLA_FLAGS``, and what XLA's dots run on the CPU
+    (``xla_dots``: where the pin applies, the pinned OpenBLAS in every process that runs a kit JAX
+    method, :func:`pin_jax`)."""
     from threadpoolctl import threadpool_info
 
     why = target()[1]
@@ -191,4 +192,5 @@ def describe() -> dict[str, Any]:
         "processor": platform.machine(),
         "libraries": sorted(libraries, key=lambda lib: (str(lib["prefix"]), str(lib["version"]))),
         "environment": {name: os.environ.get(name) for name in [*VARIABLES, "XLA_FLAGS"]},
+        "xla_dots": "pinned OpenBLAS (causaleval.xla_dots)" if why is None else "XLA's own kernels",
     }
