@@ -5,7 +5,11 @@ committed figures/ (the kernel inherits both)."""
 
 import causaleval  # noqa: F401,I001  (first: causaleval.numenv)
 
+import atexit
 import os
+import shutil
 import tempfile
 
-os.environ.setdefault("CAUSALEVAL_FIGURES", tempfile.mkdtemp(prefix="causaleval-figures-"))
+if "CAUSALEVAL_FIGURES" not in os.environ:  # made once, by the process that starts the run, and removed at its end
+    os.environ["CAUSALEVAL_FIGURES"] = tempfile.mkdtemp(prefix="causaleval-figures-")
+    atexit.register(shutil.rmtree, os.environ["CAUSALEVAL_FIGURES"], ignore_errors=True)
