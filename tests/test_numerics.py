@@ -269,3 +269,14 @@ def test_provenance_does_not_claim_a_pin_that_did_not_take(monkeypatch):
     numerics = numenv.describe()
     assert numerics["pinned"] is False
     assert numerics["not_pinned_because"].startswith("openblas 0.3.30 runs SkylakeX with 2 thread(s), not the pinned")
+
+
+@pytest.mark.skipif(not COVERED, reason="the pin does not apply on this processor: XLA's dots stay XLA's own")
+def test_provenance_says_the_dots_run_on_an_openblas_not_pinned_when_numpy_came_first():
+    code = ("import json, numpy, causaleval, warnings\nfrom causaleval import numenv\n"
+            "print(json.dumps({k: numenv.describe()[k] for k in ('pinned', 'xla_dots')}))")
+    env = {k: v for k, v in os.environ.items() if k not in numenv.VARIABLES and k != "XLA_FLAGS"}
+    done = subprocess.run([sys.executable, "-W", "ignore", "-c", code], env=env, capture_output=True, text=True,
+                          check=True)
+    seen = json.loads(done.stdout)  # numpy's OpenBLAS chose its kernel before causaleval set it (unless it is Haswell's)
+    assert seen["xla_dots"] == ("pinned OpenBLAS" if seen["pinned"] else "OpenBLAS, not pinned") + " (causaleval.xla_dots)"

@@ -173,11 +173,12 @@ def describe() -> dict[str, Any]:
     not: a loaded BLAS without the pinned kernel or with more threads says the pin did not take),
     the processor, each loaded BLAS/OpenMP library with its kernel and threads (threadpoolctl),
     the variables of :data:`VARIABLES` and ``XLA_FLAGS``, and what XLA's dots run on the CPU
-    (``xla_dots``: where the pin applies, the pinned OpenBLAS in every process that runs a kit JAX
-    method, :func:`pin_jax`)."""
+    (``xla_dots``: where the pin applies, OpenBLAS in every process that runs a kit JAX method,
+    :func:`pin_jax`; "pinned" when that OpenBLAS runs the pinned kernel, else "not pinned")."""
     from threadpoolctl import threadpool_info
 
     why = target()[1]
+    lowered = why is None  # pin_jax sends the dots to OpenBLAS whether or not its variables took
     libraries = [{key: info.get(key) for key in ("user_api", "internal_api", "prefix", "version",
                                                  "architecture", "threading_layer", "num_threads")}
                  for info in threadpool_info()]
@@ -192,5 +193,6 @@ def describe() -> dict[str, Any]:
         "processor": platform.machine(),
         "libraries": sorted(libraries, key=lambda lib: (str(lib["prefix"]), str(lib["version"]))),
         "environment": {name: os.environ.get(name) for name in [*VARIABLES, "XLA_FLAGS"]},
-        "xla_dots": "pinned OpenBLAS (causaleval.xla_dots)" if why is None else "XLA's own kernels",
+        "xla_dots": (("pinned OpenBLAS" if why is None else "OpenBLAS, not pinned") + " (causaleval.xla_dots)"
+                     if lowered else "XLA's own kernels"),
     }
