@@ -91,7 +91,8 @@ and of the whole method):
 * The decaying rate does both. On study 6's exact-check data sets (d = 4 and 5, n = 50 and 200,
   seeds 0-2, standardised: the twelve of ``notebooks/params/06.exact.yaml``), 1,500 samples each, DAG
   TV over the floor of as many exact draws: the defaults (MLP, cosine 1e-3 to 1e-5, 50,000 steps)
-  0.79-1.20 on all twelve (within twice the floor on every one), 17-30 s each; 20,000 steps
+  0.79-1.20 on all twelve (within twice the floor on every one), 17-30 s each (the committed run of
+  that file, 4,000 samples: 0.86-1.36, ``figures/06_bayesian_cd_ate/exact_check/exact_posterior.csv``); 20,000 steps
   1.03-2.27 (two of twelve above twice the floor: 4.57 at d = 4, n = 200, seed 2 and 2.27 at d = 5,
   n = 200, seed 0); decaying to 1e-6 instead 1.42-5.19 on those three; batch 128, 20,000 steps
   1.09-1.47 on those three.
