@@ -172,3 +172,33 @@ def test_the_study_runs_the_reference_check_from_its_parameters():
     assert "seconds" not in table and list(seconds) == ["data", "d", "n", "seed", "method", "seconds"]
     assert seconds[["n", "method"]].equals(table[["n", "method"]]) and (seconds["seconds"] > 0).all()
     assert exact_check.reference_check(p | {"reference_nodes": []}).table.empty
+
+
+def fair_sampler(data: pd.DataFrame, *, n_samples: int, seed: int, options) -> np.ndarray:
+    """Exact i.i.d. draws from the BGe posterior under sumu's fair prior, not the kit's uniform one."""
+    return exact.exact_draws(data, n_samples, seed + 100, exact.fair_prior(data.shape[1]))
+
+
+def test_a_method_with_its_own_target_is_measured_against_it_too(monkeypatch):
+    monkeypatch.setitem(posteriors.POSTERIORS, "fair_sampler", fair_sampler)
+    monkeypatch.setitem(posteriors.TARGETS, "fair_sampler", lambda d, options: ("BGe, fair", exact.fair_prior(d)))
+    data_sets = [({"seed": s}, chain_data(s, n=30)) for s in (0, 1)]
+    table = check.exact_check(["mc3", "fair_sampler"], data_sets, n_draws=2000, options=MC3).set_index(["seed", "method"])
+    ours = table.xs("fair_sampler", level="method")
+    assert (ours["own target"] == "BGe, fair").all() and ours["own within floor"].all()
+    assert (ours["own DAG TV"] < ours["DAG TV"]).all()  # nearer its own target than the kit's
+    assert (ours["own floor"] != ours["floor"]).all()  # its own target's floor, from its own exact draws
+    mc3 = table.xs("mc3", level="method")
+    assert (mc3["own target"] == "").all() and mc3["own DAG TV"].isna().all() and mc3["own within floor"].isna().all()
+    summary = check.check_summary(table.reset_index()).set_index("method")
+    assert summary.loc["fair_sampler", "own within floor"] == "2 of 2" and summary.loc["fair_sampler", "own verdict"] == verdicts.HOLDS
+    assert summary.loc["fair_sampler", "own target"] == "BGe, fair" and summary.loc["mc3", "own target"] == ""
+
+
+def test_the_kits_wrapped_methods_name_their_own_targets():
+    assert posteriors.own_target("mc3", 4, {}) is None
+    label, prior = posteriors.own_target("gadget", 4, {})
+    assert "fair" in label and prior == exact.fair_prior(4)
+    label, prior = posteriors.own_target("dibs", 5, {})
+    assert "p = 0.5" in label and prior == exact.erdos_renyi_prior(5, 0.5)  # 1 edge per node below d = 6
+    assert posteriors.own_target("bcd_nets", 4, {})[1] is None

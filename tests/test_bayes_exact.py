@@ -92,3 +92,33 @@ def test_mc3_long_chain_converges_to_the_exact_marginals():
     assert exact.edge_distance(short, data) > 0.01 or np.abs(short.mean(axis=0) - exact.edge_marginals(data)).max() > 0.03
     assert exact.ate_distance(sample, data, 0, 2) < 0.02
     assert math.isfinite(exact.dag_tv(sample, data))
+
+
+def test_an_erdos_renyi_prior_reweighs_the_uniform_posterior_by_its_edges():
+    data, p = chain_data(4), 0.3
+    uniform, er = exact.exact_posterior(data), exact.exact_posterior(data, exact.erdos_renyi_prior(4, p))
+    edges = uniform.dags.sum(axis=(1, 2))
+    w = uniform.probs * p ** edges * (1 - p) ** (6 - edges)  # p^|E| (1 - p)^(d (d - 1) / 2 - |E|)
+    np.testing.assert_allclose(er.probs, w / w.sum(), rtol=1e-10, atol=1e-15)
+    assert er.dags.sum(axis=(1, 2)) @ er.probs < edges @ uniform.probs  # p < 1/2 favours fewer edges
+
+
+def test_the_fair_prior_is_sumus_own_local_scores():
+    sumu = pytest.importorskip("sumu", reason="sumu (Gadget's package, the bayes extra) is not installed")
+    from sumu.gadget import LocalScore
+
+    data = chain_data(4)
+    local = LocalScore(data=sumu.Data(data.to_numpy(), discrete=False), scoref="bge", prior="fair", maxid=-1)
+    post = exact.exact_posterior(data, exact.fair_prior(4))
+    theirs = np.array([sum(local.local(v, np.flatnonzero(a[:, v]).astype(np.int32)) for v in range(4))
+                       for a in post.dags])
+    w = np.exp(theirs - theirs.max())
+    np.testing.assert_allclose(post.probs, w / w.sum(), rtol=1e-9, atol=1e-15)
+
+
+@pytest.mark.parametrize("bad", [[0.0, 1.0], [0.0, 1.0, 2.0, float("inf")]])
+def test_a_log_prior_of_the_wrong_length_or_not_finite_is_refused(bad):
+    with pytest.raises(ValueError, match=r"log_prior must give d = 4 finite values \(parent counts 0..3\)"):
+        exact.dag_tv(exact.all_dags(4)[:3], chain_data(4), bad)
+    with pytest.raises(ValueError, match="edge probability p = 1.5 on 4 nodes; expected 0 < p < 1"):
+        exact.erdos_renyi_prior(4, 1.5)

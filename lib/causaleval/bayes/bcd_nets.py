@@ -156,7 +156,13 @@ def horseshoe_scale(d: int, n: int, edges_per_node: float) -> float:
     return 2 * edges_per_node / (math.sqrt(n) * gap) if gap > 0 else 1 / (2 * d)
 
 
-@register_posterior("bcd_nets", options=DECLARED)
+def own_target(d: int, options: Mapping[str, Any]) -> tuple[str, None]:
+    """BCD Nets' own target: its model's posterior over DAGs (Horseshoe weights, learned noise
+    variances, module notes), which has no BGe form; so no exact posterior of its own is computed."""
+    return "its linear-Gaussian model's (Horseshoe weights, learned noise): no BGe form", None
+
+
+@register_posterior("bcd_nets", options=DECLARED, target=own_target)
 def bcd_nets(data: pd.DataFrame, *, n_samples: int, seed: int, options: Mapping[str, Any]) -> np.ndarray:
     """Fit BCD Nets' variational posterior to ``data`` and return ``n_samples`` DAGs (module notes)."""
     opts = bcd_options(options)

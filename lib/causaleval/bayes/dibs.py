@@ -15,6 +15,10 @@ SVGD's kernel grows with the square of the particles, so the paper's 1,000 DAGs 
 1,000 particles cost hours a trial at d = 20 (``benchmarks/README.md``); study 6's paper-scale run
 uses ``k = 20``, the dibs authors' example.
 
+Target: the BGe posterior under the Erdos-Renyi prior (dibs-lib's BGe, ``alpha_mu = 1`` and
+``alpha_lambd = d + 2``, is the kit's), not the uniform prior of the kit's MC3; :func:`own_target` gives
+it, and study 6's exact check measures DiBS against it as well as against the kit's posterior.
+
 Particles are not guaranteed acyclic. A cyclic particle is replaced by a uniform draw (seeded)
 among the acyclic particles of the same run, and a warning says how many (study 6 keeps it in
 the method's counts row). A run with no acyclic particle is refused.
@@ -50,6 +54,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from causaleval.bayes import exact
 from causaleval.bayes.posteriors import method_options, optional_modules, register_posterior, standardized
 from causaleval.graphs import _acyclic
 
@@ -76,7 +81,15 @@ def _prior_exists(d: int, options: Mapping[str, Any]) -> None:
     edges_per_node(d, method_options("dibs", options, DEFAULTS)["dibs_edges_per_node"])
 
 
-@register_posterior("dibs", options=DECLARED, check_size=_prior_exists)
+def own_target(d: int, options: Mapping[str, Any]) -> tuple[str, tuple[float, ...]]:
+    """DiBS's own target on ``d`` variables: the BGe posterior (dibs-lib's BGe is the kit's) under
+    its Erdos-Renyi prior of edge probability ``p = 2 k / (d - 1)`` (:func:`edges_per_node`), as far
+    as the SVGD particles' hard graphs target it (:func:`causaleval.bayes.exact.erdos_renyi_prior`)."""
+    p = 2 * edges_per_node(d, method_options("dibs", options, DEFAULTS)["dibs_edges_per_node"]) / (d - 1)
+    return f"BGe, Erdos-Renyi prior p = {p:.3g} (dibs-lib's)", exact.erdos_renyi_prior(d, p)
+
+
+@register_posterior("dibs", options=DECLARED, check_size=_prior_exists, target=own_target)
 def dibs(data: pd.DataFrame, *, n_samples: int, seed: int, options: Mapping[str, Any]) -> np.ndarray:
     """``n_samples`` DAGs from Marginal DiBS with BGe (module notes); deterministic per seed."""
     opts = method_options("dibs", options, DEFAULTS)

@@ -8,14 +8,24 @@ Kuipers, Moffa and Heckerman 2014), which decomposes over nodes::
 
 with ``bge`` the kit's :class:`causaleval.learn.ges.BGeScore` local score. Every labelled
 DAG on ``d`` nodes is enumerated once per ``d`` (1, 3, 25, 543, 29281 for d = 1..5;
-Robinson 1973) and cached; ``d > 5`` (3,781,503 DAGs at d = 6) is refused. Emezue et al.
+Robinson 1973) and cached; ``d > 5`` (3,781,503 DAGs at d = 6) is refused.
+
+Other targets: a method that samples under another *modular* structure prior, one that depends only on
+each node's number of parents, ``log p(G) = sum_v log_prior[|Pa_G(v)|] + const``, has its own exact
+posterior ``exp(S(G) + log p(G)) / Z`` (the ``log_prior`` argument below; None: uniform). Two such
+priors are the targets of the kit's wrapped methods: :func:`fair_prior`, sumu's (Gadget's)
+``-log C(d - 1, k)`` per node (the "fair" prior hard-coded in sumu's ``LocalScore``: every in-degree
+equally likely), and :func:`erdos_renyi_prior`, dibs-lib's ``ErdosReniDAGDistribution`` (edge
+probability ``p``, ``log p(G) = |E| log p + (d (d - 1) / 2 - |E|) log(1 - p)``, so
+``k log(p / (1 - p))`` per node up to a constant). Both packages' BGe is this one (sumu's local scores
+equal the kit's; dibs-lib's defaults, ``alpha_mu = 1`` and ``alpha_lambd = d + 2``, are its parameters). Emezue et al.
 (2023) compare posterior methods by their downstream ATE distribution; with the exact
 posterior at small ``d`` a method's sample can be scored against the truth.
 
 Public API (study 6 and ``benchmarks/bench_bayes_exact.py`` use these):
 
 * :func:`all_dags` ``(d) -> (m, d, d) bool``: every DAG on ``d`` nodes (``a[i, j]``: i -> j).
-* :func:`exact_posterior` ``(data) -> ExactPosterior`` with ``dags`` (m, d, d), ``log_score``
+* :func:`exact_posterior` ``(data, log_prior=None) -> ExactPosterior`` with ``dags`` (m, d, d), ``log_score``
   (m,), ``probs`` (m,) summing to 1.
 * :func:`edge_marginals` ``(data) -> (d, d)``: ``P(i -> j | D)``.
 * :func:`ate_distribution` ``(data, t, y) -> (values, probs)``: the exact posterior
@@ -37,6 +47,8 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -80,7 +92,8 @@ def _codes(dags: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class ExactPosterior:
-    """Every DAG, its BGe log score and its posterior probability (uniform prior)."""
+    """Every DAG, its BGe log score plus its log prior (up to a constant; 0 under the uniform prior)
+    and its posterior probability."""
 
     dags: np.ndarray
     log_score: np.ndarray
@@ -101,8 +114,32 @@ def _key(x: np.ndarray) -> bytes:
     return x.shape[1].to_bytes(1, "little") + x.tobytes()
 
 
+def fair_prior(d: int) -> tuple[float, ...]:
+    """sumu's "fair" structure prior on ``d`` nodes by a node's parent count ``k = 0..d-1``:
+    ``log p(Pa_v) = -log C(d - 1, k)`` (every in-degree equally likely; module notes)."""
+    return tuple(-math.log(math.comb(d - 1, k)) for k in range(d))
+
+
+def erdos_renyi_prior(d: int, p: float) -> tuple[float, ...]:
+    """dibs-lib's Erdos-Renyi DAG prior of edge probability ``p`` on ``d`` nodes, by a node's parent
+    count ``k``: ``k log(p / (1 - p))`` (the constant dropped; module notes)."""
+    if not 0 < p < 1:
+        raise ValueError(f"Erdos-Renyi prior: edge probability p = {p} on {d} nodes; expected 0 < p < 1")
+    return tuple(k * math.log(p / (1 - p)) for k in range(d))
+
+
+def _prior(log_prior: Sequence[float] | None, d: int) -> tuple[float, ...] | None:
+    if log_prior is None:
+        return None
+    out = tuple(float(v) for v in log_prior)
+    if len(out) != d or not all(math.isfinite(v) for v in out):
+        raise ValueError(f"exact posterior: log_prior must give d = {d} finite values (parent counts 0..{d - 1}), "
+                         f"got {list(log_prior)}")
+    return out
+
+
 @functools.lru_cache(maxsize=16)
-def _posterior(key: bytes) -> ExactPosterior:
+def _posterior(key: bytes, log_prior: tuple[float, ...] | None = None) -> ExactPosterior:
     from causaleval.learn.ges import BGeScore
 
     d = key[0]
@@ -117,6 +154,8 @@ def _posterior(key: bytes) -> ExactPosterior:
                 table[v, sum(1 << u for u in pa)] = local(v, pa)
     masks = np.einsum("kij,i->kj", dags.astype(np.int64), 1 << np.arange(d, dtype=np.int64))
     score = table[np.arange(d), masks].sum(axis=1)
+    if log_prior is not None:
+        score = score + np.asarray(log_prior)[dags.sum(axis=1)].sum(axis=1)
     probs = np.exp(score - score.max())
     probs /= probs.sum()
     for a in (score, probs):
@@ -124,14 +163,16 @@ def _posterior(key: bytes) -> ExactPosterior:
     return ExactPosterior(dags, score, probs)
 
 
-def exact_posterior(data: pd.DataFrame | np.ndarray) -> ExactPosterior:
-    """The exact BGe posterior over all DAGs of ``data``'s columns (module notes)."""
-    return _posterior(_key(_values(data)))
+def exact_posterior(data: pd.DataFrame | np.ndarray, log_prior: Sequence[float] | None = None) -> ExactPosterior:
+    """The exact BGe posterior over all DAGs of ``data``'s columns, under the uniform prior or the
+    modular ``log_prior`` by parent count (module notes)."""
+    x = _values(data)
+    return _posterior(_key(x), _prior(log_prior, x.shape[1]))
 
 
-def edge_marginals(data: pd.DataFrame | np.ndarray) -> np.ndarray:
+def edge_marginals(data: pd.DataFrame | np.ndarray, log_prior: Sequence[float] | None = None) -> np.ndarray:
     """``(d, d)`` exact posterior edge probabilities ``P(i -> j | D) = sum_G p(G | D) [i -> j in G]``."""
-    post = exact_posterior(data)
+    post = exact_posterior(data, log_prior)
     return np.einsum("k,kij->ij", post.probs, post.dags.astype(float))
 
 
@@ -176,20 +217,20 @@ def _check_sample(dags: np.ndarray, d: int) -> np.ndarray:
     return dags
 
 
-def edge_distance(dags: np.ndarray, data: pd.DataFrame | np.ndarray) -> float:
+def edge_distance(dags: np.ndarray, data: pd.DataFrame | np.ndarray, log_prior: Sequence[float] | None = None) -> float:
     """Mean absolute difference ``1/(d(d-1)) sum_{i != j} |f_ij - P(i -> j | D)|`` between the
     sample's edge frequencies ``f`` and the exact marginals."""
-    exact = edge_marginals(data)
+    exact = edge_marginals(data, log_prior)
     d = exact.shape[0]
     freq = _check_sample(dags, d).mean(axis=0)
     off = ~np.eye(d, dtype=bool)
     return float(np.abs(freq - exact)[off].mean())
 
 
-def dag_tv(dags: np.ndarray, data: pd.DataFrame | np.ndarray) -> float:
+def dag_tv(dags: np.ndarray, data: pd.DataFrame | np.ndarray, log_prior: Sequence[float] | None = None) -> float:
     """Total variation ``1/2 sum_G |p_hat(G) - p(G | D)|`` between the sample's empirical
-    distribution over DAGs and the exact posterior."""
-    post = exact_posterior(data)
+    distribution over DAGs and the exact posterior (under ``log_prior``, module notes)."""
+    post = exact_posterior(data, log_prior)
     sample = _check_sample(dags, post.dags.shape[1])
     codes = _codes(post.dags)
     order = np.argsort(codes)
@@ -216,8 +257,8 @@ def path_pair(truth: np.ndarray) -> tuple[int, int]:
     return next(((t, y) for t in range(d) for y in range(d) if t != y and reach[t, y]), (0, 1))
 
 
-def exact_draws(data: pd.DataFrame | np.ndarray, n: int, seed: int) -> np.ndarray:
-    """``n`` DAGs drawn i.i.d. from the exact posterior (seeded): the distances any sampler of ``n``
-    DAGs shows by sampling error alone."""
-    post = exact_posterior(data)
+def exact_draws(data: pd.DataFrame | np.ndarray, n: int, seed: int, log_prior: Sequence[float] | None = None) -> np.ndarray:
+    """``n`` DAGs drawn i.i.d. from the exact posterior (under ``log_prior``; seeded): the distances
+    any sampler of ``n`` DAGs shows by sampling error alone."""
+    post = exact_posterior(data, log_prior)
     return post.dags[np.random.default_rng(seed).choice(len(post.dags), size=n, p=post.probs)]

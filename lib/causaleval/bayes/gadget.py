@@ -13,8 +13,10 @@ Target: not the kit's posterior. sumu's ``LocalScore`` (sumu/gadget.py) hard-cod
 structure prior, ``log p(Pa_v) = -log C(d - 1, |Pa_v|)`` per node, where the kit's MC3 and
 :mod:`causaleval.bayes.exact` use a uniform prior over DAGs, and its BGe scorer is built without the
 ``ess`` argument (``BGe(data, maxid)``: ``ess`` reaches only BDeu), so none is passed here.
-Study 6's exact-posterior check (:mod:`causaleval.bayes.check`) scores Gadget against the kit's
-posterior and so measures this difference with any sampling error: DAG TV 0.16-0.34 against floors of
+sumu's BGe local scores are the kit's (test), so the fair prior is the whole difference, and
+:func:`own_target` gives that target: study 6's exact-posterior check (:mod:`causaleval.bayes.check`)
+scores Gadget against the kit's posterior (the prior's difference with any sampling error) and against
+its own target's exact posterior (sampling error alone). Against the kit's posterior: DAG TV 0.16-0.34 against floors of
 0.06-0.08 on d = 4, n = 200, seeds 0-1, 1,500 draws; with ``notebooks/params/06.exact.yaml``'s 12
 data sets (d = 4 and 5, 4,000 draws) DAG TV 0.02-0.59, within twice the floor on 3 (2026-11-25).
 
@@ -36,12 +38,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from causaleval.bayes import exact
 from causaleval.bayes.posteriors import method_options, optional_modules, register_posterior, standardized
 
 DEFAULTS: dict[str, int] = {"gadget_burn_in": 1000, "gadget_thin": 10, "gadget_K": 12, "gadget_chains": 4}
 
 
-@register_posterior("gadget", options={key: {"type": "int", "min": 1} for key in DEFAULTS})
+def own_target(d: int, options: Mapping[str, Any]) -> tuple[str, tuple[float, ...]]:
+    """Gadget's own target on ``d`` variables: the BGe posterior (sumu's BGe is the kit's, equal
+    local scores) under sumu's fair prior (:func:`causaleval.bayes.exact.fair_prior`)."""
+    return "BGe, fair prior (sumu's)", exact.fair_prior(d)
+
+
+@register_posterior("gadget", options={key: {"type": "int", "min": 1} for key in DEFAULTS}, target=own_target)
 def gadget(data: pd.DataFrame, *, n_samples: int, seed: int, options: Mapping[str, Any]) -> np.ndarray:
     """``n_samples`` DAGs from Gadget's MCMC with BGe (module notes); deterministic per seed."""
     opts = method_options("gadget", options, DEFAULTS)

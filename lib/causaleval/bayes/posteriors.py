@@ -16,7 +16,15 @@ study 6 checks its ``method_options`` before the kernel starts and refuses a mis
 
     @register_posterior("my_sampler", options={"my_steps": {"type": "int", "min": 1}})
 
-and reads them through :func:`method_options`, which checks their values by the same declarations
+A method that samples another posterior than the kit's (the BGe posterior under a uniform prior
+over DAGs, which ``mc3`` samples and :mod:`causaleval.bayes.exact` enumerates) says which with
+``target(d, options) -> (label, log_prior)``: ``log_prior`` its modular structure prior by parent count
+(:func:`causaleval.bayes.exact.fair_prior`, ``erdos_renyi_prior``), or None when its target has no
+BGe form there; study 6's exact check then measures it against its own target too (:func:`own_target`)::
+
+    @register_posterior("my_sampler", target=lambda d, options: ("BGe, fair prior", exact.fair_prior(d)))
+
+It reads its options through :func:`method_options`, which checks their values by the same declarations
 when the method is called from Python (a misspelt name is caught by study 6's check, which sees every
 method's declarations). The kit's methods declare and read theirs the same way.
 
@@ -64,17 +72,20 @@ POSTERIORS: dict[str, PosteriorFn] = {}
 OPTIONS: dict[str, dict[str, dict[str, Any]]] = {}
 #: per method, a check that it can run on ``d`` variables with these options (raises ValueError)
 SIZE_CHECKS: dict[str, Callable[[int, Mapping[str, Any]], None]] = {}
+Target = Callable[[int, Mapping[str, Any]], tuple[str, "tuple[float, ...] | None"]]
+#: per method whose target is not the kit's BGe posterior under a uniform prior: its own (module notes)
+TARGETS: dict[str, Target] = {}
 CPDAG_RULES = ("random_extension", "uniform")
 
 
 def register_posterior(name: str, options: Mapping[str, Mapping[str, Any]] | None = None,
                        check_size: Callable[[int, Mapping[str, Any]], None] | None = None,
-                       ) -> Callable[[PosteriorFn], PosteriorFn]:
+                       target: Target | None = None) -> Callable[[PosteriorFn], PosteriorFn]:
     """Decorator adding ``fn`` to :data:`POSTERIORS` under ``name`` (a name is taken once:
     another function under it is refused, the same one again accepted), with the ``options`` it
-    reads declared in :data:`OPTIONS` (module notes) and, if given, ``check_size(d, options)``, which
+    reads declared in :data:`OPTIONS` (module notes), if given ``check_size(d, options)``, which
     raises ValueError when the method cannot run on ``d`` variables with those options
-    (:func:`check_size`)."""
+    (:func:`check_size`), and if given its own ``target`` (:data:`TARGETS`, module notes)."""
 
     def wrap(fn: PosteriorFn) -> PosteriorFn:
         check_name("posterior method", name, POSTERIORS.get(name), fn)
@@ -83,6 +94,8 @@ def register_posterior(name: str, options: Mapping[str, Mapping[str, Any]] | Non
             OPTIONS[name] = {key: dict(entry) for key, entry in options.items()}
         if check_size is not None:
             SIZE_CHECKS[name] = check_size
+        if target is not None:
+            TARGETS[name] = target
         return fn
 
     return wrap
@@ -94,6 +107,12 @@ def check_size(method: str, d: int, options: Mapping[str, Any]) -> None:
     every data-set size before its kernel starts."""
     if method in SIZE_CHECKS:
         SIZE_CHECKS[method](d, options)
+
+
+def own_target(method: str, d: int, options: Mapping[str, Any]) -> tuple[str, tuple[float, ...] | None] | None:
+    """``method``'s own target on ``d`` variables with ``options`` as ``(label, log_prior)`` (module
+    notes), or None when it targets the kit's posterior."""
+    return TARGETS[method](d, options) if method in TARGETS else None
 
 
 def optional_modules(method: str, *modules: str) -> tuple[ModuleType, ...]:
