@@ -195,6 +195,15 @@ def test_a_method_with_its_own_target_is_measured_against_it_too(monkeypatch):
     assert summary.loc["fair_sampler", "own target"] == "BGe, fair" and summary.loc["mc3", "own target"] == ""
 
 
+def test_a_target_without_a_bge_form_is_named_and_not_measured(monkeypatch):
+    monkeypatch.setitem(posteriors.POSTERIORS, "uniform_dags", uniform_dags)
+    monkeypatch.setitem(posteriors.TARGETS, "uniform_dags", lambda d, options: ("its own model's", None))
+    table = check.exact_check(["uniform_dags"], [({"seed": 0}, chain_data(0))], n_draws=200, options={})
+    assert table["own DAG TV"].isna().all() and (table["own target"] == "its own model's").all()
+    summary = check.check_summary(table).iloc[0]
+    assert summary["own target"] == "its own model's" and summary["own verdict"] == summary["own within floor"] == ""
+
+
 def test_the_kits_wrapped_methods_name_their_own_targets():
     assert posteriors.own_target("mc3", 4, {}) is None
     label, prior = posteriors.own_target("gadget", 4, {})

@@ -160,11 +160,12 @@ def _verdict(within: pd.Series, floors: pd.Series) -> str:
 def _own_summary(g: pd.DataFrame) -> dict[str, str]:
     """A method's rows against its own target (:func:`exact_check`): whether it samples that target's
     exact posterior (the same rule), how many rows are within its floor and the range of TV / floor;
-    empty strings for a method without one."""
+    only the label for a target without a BGe form, empty strings for a method without one."""
+    label = str(g["own target"].iloc[0]) if "own target" in g else ""
     own = g.dropna(subset=["own DAG TV"]) if "own DAG TV" in g else g.iloc[:0]
-    if own.empty:
-        return {"own target": "", "own verdict": "", "own within floor": "", "own TV / floor": ""}
-    return {"own target": str(own["own target"].iloc[0]), "own verdict": _verdict(own["own within floor"], own["own floor"]),
+    if own.empty:  # none, or one without a BGe form (its label says so)
+        return {"own target": label, "own verdict": "", "own within floor": "", "own TV / floor": ""}
+    return {"own target": label, "own verdict": _verdict(own["own within floor"], own["own floor"]),
             "own within floor": f"{int(own['own within floor'].astype(bool).sum())} of {len(own)}",
             "own TV / floor": _range(own["own TV / floor"], ".1f")}
 
