@@ -1,12 +1,13 @@
 """What a long-chain MC3 reference costs, and when its two chains agree (issue 34), at d = 11 and 20.
 
-    python benchmarks/bench_mc3_reference.py [--steps 5000000] [--every 100] [--data sachs d20n100 d20n20]
+    python benchmarks/bench_mc3_reference.py [--steps 5000000] [--every 100] [--data sachs d20n100 d20n20 d20n20z d20n100z]
                                               [--settings 100000:100:1000 1000000:1000:2000 ...]
 
 Data: Sachs (d = 11, 853 rows, ``studies.bayesian_cd_ate.data.sachs``) and study 6's synthetic data at
 d = 20 (seed 0, 40 expected edges, noise sd 0.1, n = 100 and n = 20, the raw columns: the study's data
 before its ``standardize`` parameter, which now z-scores them by default, so the d = 20 rows below are
-for the raw columns). Per data set, two MC3 chains (:data:`causaleval.bayes.check.REFERENCE_SEEDS`) of ``--steps``
+for the raw columns; ``d20n20z`` and ``d20n100z`` are the same data z-scored, the columns study 6's methods
+and its reference check score by default). Per data set, two MC3 chains (:data:`causaleval.bayes.check.REFERENCE_SEEDS`) of ``--steps``
 steps each keep every ``--every``-th state from the start (one run per chain, CPU seconds measured);
 each ``burn_in:thin:n_draws`` setting is then read off those states (the states at steps ``burn_in +
 k * thin - 1``, ``k = 1 .. n_draws``; ``burn_in`` and ``thin`` multiples of ``--every``) and gets the
@@ -70,10 +71,12 @@ import pandas as pd
 
 from causaleval.bayes import check
 from causaleval.bayes.posteriors import sample_posterior
-from causaleval.studies.bayesian_cd_ate.data import sachs, synthetic
+from causaleval.studies.bayesian_cd_ate.data import sachs, standardised, synthetic
 
 DATA = {"sachs": lambda: sachs()[1], "d20n100": lambda: synthetic(0, 100, 20, 40.0, 0.1)[1],
-        "d20n20": lambda: synthetic(0, 20, 20, 40.0, 0.1)[1]}
+        "d20n20": lambda: synthetic(0, 20, 20, 40.0, 0.1)[1],
+        "d20n20z": lambda: standardised(synthetic(0, 20, 20, 40.0, 0.1)[1]),
+        "d20n100z": lambda: standardised(synthetic(0, 100, 20, 40.0, 0.1)[1])}
 SETTINGS = ("10000:100:500", "10000:100:2000", "100000:100:2000", "100000:1000:1000", "1000000:1000:2000",
             "1000000:2000:1000", "2000000:1000:3000")
 
@@ -82,7 +85,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--steps", type=int, default=5_000_000)
     parser.add_argument("--every", type=int, default=100)
-    parser.add_argument("--data", nargs="+", default=list(DATA), choices=list(DATA))
+    parser.add_argument("--data", nargs="+", default=["sachs", "d20n100", "d20n20"], choices=list(DATA))
     parser.add_argument("--settings", nargs="+", default=list(SETTINGS))
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "bench_mc3_reference.csv"))
     args = parser.parse_args()
