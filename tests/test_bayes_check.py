@@ -191,6 +191,8 @@ def test_a_method_with_its_own_target_is_measured_against_it_too(monkeypatch):
     mc3 = table.xs("mc3", level="method")
     assert (mc3["own target"] == "").all() and mc3["own DAG TV"].isna().all() and mc3["own within floor"].isna().all()
     summary = check.check_summary(table.reset_index()).set_index("method")
+    per_d = table.reset_index().assign(**{"own target": lambda t: t["own target"].where(t["seed"] == 0, "other")})
+    assert check.check_summary(per_d).set_index("method").loc["fair_sampler", "own target"] == "BGe, fair; other"
     assert summary.loc["fair_sampler", "own within floor"] == "2 of 2" and summary.loc["fair_sampler", "own verdict"] == verdicts.HOLDS
     assert summary.loc["fair_sampler", "own target"] == "BGe, fair" and summary.loc["mc3", "own target"] == ""
 
@@ -209,5 +211,7 @@ def test_the_kits_wrapped_methods_name_their_own_targets():
     label, prior = posteriors.own_target("gadget", 4, {})
     assert "fair" in label and prior == exact.fair_prior(4)
     label, prior = posteriors.own_target("dibs", 5, {})
-    assert "p = 0.5" in label and prior == exact.erdos_renyi_prior(5, 0.5)  # 1 edge per node below d = 6
+    assert "1 expected edge per node" in label and prior == exact.erdos_renyi_prior(5, 0.5)  # p = 2 k / (d - 1)
+    label, prior = posteriors.own_target("dibs", 11, {})
+    assert "2 expected edges per node" in label and prior == exact.erdos_renyi_prior(11, 0.4)
     assert posteriors.own_target("bcd_nets", 4, {})[1] is None

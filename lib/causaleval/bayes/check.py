@@ -160,8 +160,9 @@ def _verdict(within: pd.Series, floors: pd.Series) -> str:
 def _own_summary(g: pd.DataFrame) -> dict[str, str]:
     """A method's rows against its own target (:func:`exact_check`): whether it samples that target's
     exact posterior (the same rule), how many rows are within its floor and the range of TV / floor;
-    only the label for a target without a BGe form, empty strings for a method without one."""
-    label = str(g["own target"].iloc[0]) if "own target" in g else ""
+    only the label (each distinct one, in order) for a target without a BGe form, empty strings for a
+    method without one."""
+    label = "; ".join(dict.fromkeys(g["own target"].fillna("").astype(str))) if "own target" in g else ""
     own = g.dropna(subset=["own DAG TV"]) if "own DAG TV" in g else g.iloc[:0]
     if own.empty:  # none, or one without a BGe form (its label says so)
         return {"own target": label, "own verdict": "", "own within floor": "", "own TV / floor": ""}

@@ -85,8 +85,9 @@ def own_target(d: int, options: Mapping[str, Any]) -> tuple[str, tuple[float, ..
     """DiBS's own target on ``d`` variables: the BGe posterior (dibs-lib's BGe is the kit's) under
     its Erdos-Renyi prior of edge probability ``p = 2 k / (d - 1)`` (:func:`edges_per_node`), as far
     as the SVGD particles' hard graphs target it (:func:`causaleval.bayes.exact.erdos_renyi_prior`)."""
-    p = 2 * edges_per_node(d, method_options("dibs", options, DEFAULTS)["dibs_edges_per_node"]) / (d - 1)
-    return f"BGe, Erdos-Renyi prior p = {p:.3g} (dibs-lib's)", exact.erdos_renyi_prior(d, p)
+    k = edges_per_node(d, method_options("dibs", options, DEFAULTS)["dibs_edges_per_node"])
+    return (f"BGe, Erdos-Renyi prior of {k} expected edge{'s' if k > 1 else ''} per node (dibs-lib's)",
+            exact.erdos_renyi_prior(d, 2 * k / (d - 1)))
 
 
 @register_posterior("dibs", options=DECLARED, check_size=_prior_exists, target=own_target)
