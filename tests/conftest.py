@@ -22,6 +22,18 @@ if os.path.isdir(_SHARED_KDL):
     os.environ.setdefault("CAUSALEVAL_KDL_DIR", os.path.abspath(_SHARED_KDL))
 
 
+@pytest.fixture(autouse=True)
+def _caller_folder_restored():
+    """``cli.main`` records the caller's folder in the environment (relative file parameters are read
+    from it); a test that calls it in-process must not leave that folder to the tests after it."""
+    before = os.environ.get("CAUSALEVAL_CALLER_CWD")
+    yield
+    if before is None:
+        os.environ.pop("CAUSALEVAL_CALLER_CWD", None)
+    else:
+        os.environ["CAUSALEVAL_CALLER_CWD"] = before
+
+
 @pytest.fixture
 def asia_edges():
     return ["asia->tub", "smoke->lung", "smoke->bronc", "tub->either", "lung->either",
