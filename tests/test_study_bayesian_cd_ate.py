@@ -14,8 +14,8 @@ from causaleval.studies import bayesian_cd_ate as S
 PAPER_YAML = paths.ROOT / "notebooks" / "params" / "06.paper.yaml"
 TINY = dict(seeds=[0, 1], sample_sizes=[20], sachs=False, sachs_seeds=2, methods=["bootstrap_ges", "mc3"], n_posterior=4,
             n_nodes=6, expected_edges=6.0, noise_sd=0.1, standardize=True, pc_alpha=0.05, ges_score="bic", cpdag_rule="random_extension",
-            mc3_burn_in=50, mc3_thin=2, densities=[0.0, 0.3], figure_pair=None, method_options={}, exact_nodes=[],
-            reference_nodes=[],
+            mc3_burn_in=50, mc3_thin=2, densities=[0.0, 0.3], figure_pair=None, method_options={}, checks_from=None,
+            exact_nodes=[], reference_nodes=[],
             n_jobs=1, plugins=[], output_dir=None)
 
 
@@ -274,6 +274,27 @@ def test_the_exact_check_labels_the_tables():
                                    f"{'agree' if row['within 2x'] else 'disagree (not converged)'}: max edge gap "
                                    f"{row['max edge gap']:.3f}, independent draws {row['independent draws']:.3f}")
     assert labels.iloc[1] == "not checked"
+
+
+def test_the_committed_full_check_is_read_back_only_for_a_run_with_its_settings():
+    """At the defaults the notebook reads the two checks back from the committed full check
+    (``checks_from``), its verdicts recomputed by the current rule from its rows; a run with other data
+    or method settings is refused, naming the setting, and a method the check lacks is named."""
+    ran = yaml.safe_load((paths.NOTEBOOKS / "params" / "06.exact.yaml").read_text())
+    p = {**ran, "checks_from": "../figures/06_bayesian_cd_ate/exact_check", "methods": [*ran["methods"], "my_method"]}
+    source, read = S.check_source(p)
+    assert source.resolve() == S.CHECK_DIR.resolve() and read["exact_nodes"] == ran["exact_nodes"]
+    checks = S.checks(p)
+    committed = pd.read_csv(S.CHECK_DIR / "exact_posterior_summary.csv", keep_default_na=False)
+    assert list(checks.exact_summary["verdict"]) == list(committed["verdict"])
+    assert len(checks.exact) == 12 * 7 and set(checks.reference.table["d"]) == {11, 20}
+    assert "not checked: my_method." in checks.source and "exact_check (run at commit " in checks.source
+    with pytest.raises(params.ParameterError, match=r"checks_from: .*mc3_burn_in = 10000 there, 500 here"):
+        S.check_params({**ran, "checks_from": p["checks_from"], "mc3_burn_in": 500})
+    with pytest.raises(params.ParameterError, match="checks_from: notebooks/absent holds no exact_posterior.csv"):
+        S.check_params({**ran, "checks_from": "absent"})
+    here = S.checks({**TINY, "exact_nodes": []})
+    assert here.exact is None and here.reference.table.empty and "ran here" in here.source
 
 
 def test_every_method_scores_the_same_columns_and_the_ates_stay_on_the_raw_ones(tmp_path):

@@ -24,7 +24,9 @@ from causaleval.bayes.check import check_summary, reference_summary
 from causaleval.bayes.posteriors import check_size
 from causaleval.studies.bayesian_cd_ate.claims import claims, claims_text
 from causaleval.studies.bayesian_cd_ate.data import sachs, settings, synthetic
-from causaleval.studies.bayesian_cd_ate.exact_check import exact_check, labelled, mc3_convergence, reference_check
+from causaleval.studies.bayesian_cd_ate.exact_check import (
+    CHECK_DIR, check_source, checks, exact_check, labelled, mc3_convergence, reference_check,
+)
 from causaleval.studies.bayesian_cd_ate.figures import figure2, figure3
 from causaleval.studies.bayesian_cd_ate.paper import (
     CHOSEN_PAIR, PAPER_NAMES, PAPER_PAIR, PAPER_SCALE, PAPER_TABLES, SEVEN, paper_table,
@@ -38,7 +40,7 @@ from causaleval.studies.bayesian_cd_ate.trials import POSTERIOR_OPTIONS, pair_sc
 
 STUDY = "06_bayesian_cd_ate"
 
-__all__ = ["CHOSEN_PAIR", "PAPER_NAMES", "PAPER_PAIR", "PAPER_SCALE", "PAPER_SCALE_DIR", "PAPER_TABLES", "SEVEN", "STUDY", "agreement", "check_params", "check_summary",
+__all__ = ["CHECK_DIR", "CHOSEN_PAIR", "PAPER_NAMES", "PAPER_PAIR", "PAPER_SCALE", "PAPER_SCALE_DIR", "PAPER_TABLES", "SEVEN", "STUDY", "agreement", "check_params", "check_source", "check_summary", "checks",
            "claims", "claims_text", "comparison_interval", "config", "describe_run", "exact_check", "figure3_text", "figure2", "figure3", "grid", "is_scale_run", "labelled", "layout", "left_out", "load_run",
            "mc3_convergence", "methods_table", "not_run", "pair_scores", "paper_table", "per_seed", "reference_check",
            "reference_summary", "run", "run_trial", "sachs",
@@ -59,8 +61,9 @@ def check_params(p: Mapping[str, Any]) -> None:
     if not p["sample_sizes"] and not p["sachs"]:
         raise params.ParameterError("sample_sizes = [] and sachs = false: no data set to run; give a sample size "
                                     "or sachs: true")
+    checked_here = check_source(p) is None  # else read back from checks_from, which must fit this run
     sizes = ([p["n_nodes"]] if p["sample_sizes"] else []) + ([11] if p["sachs"] else []) \
-        + list(p["exact_nodes"]) + list(p["reference_nodes"])
+        + (list(p["exact_nodes"]) + list(p["reference_nodes"]) if checked_here else [])
     for method in p["methods"]:  # e.g. DiBS's prior exists only where its edge probability is below 1
         for d in sorted(set(sizes)):
             try:

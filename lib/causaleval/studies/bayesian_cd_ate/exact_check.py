@@ -29,15 +29,24 @@ from burn-in 100,000, thin 500, 5,000 draws (23 CPU s for both); at d = 20 with 
 1,000,000, thin 1,000, 2,000 draws (174 s); at d = 20 with n = 100 not within 5,000,000 steps a chain
 (max edge gap 0.12-0.13 against 0.04-0.07 for independent draws), so that reference is reported as not
 converged and its rows decide nothing (the d = 20 figures on the raw columns, before ``standardize``).
+
+:func:`checks` gives a run both checks: run here, or read back from a committed run's folder
+(``checks_from``; the notebook's default is :data:`CHECK_DIR`, the full check of
+``notebooks/params/06.exact.yaml``), which is valid for this run only where it was run with the same data
+generator and method settings (:data:`CHECK_SETTINGS`, :func:`check_source`). The verdicts are
+recomputed from the read rows by the current rule, as the paper-scale run's tables are (:mod:`.scale`).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import pandas as pd
 
+from causaleval import params, paths
 from causaleval.bayes import check
 from causaleval.studies.bayesian_cd_ate.data import sachs, scored, standardised, synthetic
 from causaleval.studies.bayesian_cd_ate.paper import paper_name
@@ -45,6 +54,10 @@ from causaleval.studies.bayesian_cd_ate.trials import POSTERIOR_OPTIONS
 
 DIAGNOSTIC_DRAWS = 500  # MC3 states kept per run by the two-run diagnostic
 DIAGNOSTIC_ROWS = 200  # rows of its d = 5 data set
+#: the committed full check (``notebooks/params/06.exact.yaml``), read back by the notebook at its defaults
+CHECK_DIR = paths.ROOT / "figures" / "06_bayesian_cd_ate" / "exact_check"
+#: what the checks' verdicts depend on besides their own parameters: the data's generator, the methods' settings
+CHECK_SETTINGS = ("expected_edges", "noise_sd", "standardize", "method_options", *POSTERIOR_OPTIONS)
 
 
 def _options(p: Mapping[str, Any]) -> dict[str, Any]:
@@ -188,3 +201,71 @@ def reference_check(p: Mapping[str, Any]) -> ReferenceCheck:
     table = table.assign(method=table["method"].map(paper_name))
     keys = [*data_sets[0][0], "method"]
     return ReferenceCheck(table.drop(columns="seconds"), check.reference_summary(table), table[[*keys, "seconds"]])
+
+
+class Checks(NamedTuple):
+    """A run's two checks: ``exact``, the exact-posterior check's rows (None when not run), its
+    ``exact_summary``, the ``reference`` check, and ``source``, a sentence saying where they come from."""
+
+    exact: pd.DataFrame | None
+    exact_summary: pd.DataFrame | None
+    reference: ReferenceCheck
+    source: str
+
+
+def check_source(p: Mapping[str, Any]) -> tuple[Path, dict[str, Any]] | None:
+    """The folder of ``p["checks_from"]`` (relative to ``notebooks/``, where the kernel runs) and the
+    parameters its check ran with, or None when ``checks_from`` is None (the checks run here). Raises
+    :class:`causaleval.params.ParameterError` when the folder holds no check with its provenance stamp, or
+    when that check ran with other :data:`CHECK_SETTINGS` than ``p`` (its verdicts would be another
+    configuration's)."""
+    if p["checks_from"] is None:
+        return None
+    folder = paths.NOTEBOOKS / p["checks_from"]
+    stamp = folder / "exact_posterior.provenance.json"
+    if not (folder / "exact_posterior.csv").is_file() or not stamp.is_file():
+        raise params.ParameterError(f"checks_from: {paths.display(folder)} holds no exact_posterior.csv with its "
+                                    "provenance stamp; expected a run with exact_nodes (e.g. notebooks/params/"
+                                    "06.exact.yaml), or checks_from = None to run the checks here")
+    ran = json.loads(stamp.read_text())["parameters"]
+    differ = [k for k in CHECK_SETTINGS if ran.get(k) != p[k]]
+    if differ:
+        said = "; ".join(f"{k} = {ran.get(k)!r} there, {p[k]!r} here" for k in differ)
+        raise params.ParameterError(f"checks_from: the check in {paths.display(folder)} ran with other settings ({said}), "
+                                    "so its verdicts are not this run's; set checks_from = None to run the checks "
+                                    "with this run's settings")
+    return folder, ran
+
+
+def checks(p: Mapping[str, Any]) -> Checks:
+    """The exact-posterior and reference checks of a run: read back from ``p["checks_from"]``
+    (:func:`check_source`; the verdicts recomputed from the rows) or, when it is None, run here
+    (:func:`exact_check`, :func:`reference_check`)."""
+    source = check_source(p)
+    if source is None:
+        exact = exact_check(p) if p["exact_nodes"] else None
+        summary = None if exact is None else check.check_summary(exact)
+        return Checks(exact, summary, reference_check(p), "The checks below ran here, with this run's `exact_*` and "
+                      "`reference_*` parameters.")
+    folder, ran = source
+
+    def read(name: str) -> pd.DataFrame:
+        path = folder / f"{name}.csv"
+        return pd.read_csv(path, float_precision="round_trip", keep_default_na=False,
+                           na_values=[""]) if path.exists() else pd.DataFrame()
+
+    exact, table = read("exact_posterior"), read("reference_check")
+    for rows in (exact, table):
+        if "notes" in rows:
+            rows["notes"] = rows["notes"].fillna("")
+    commit = json.loads((folder / "exact_posterior.provenance.json").read_text())["code"].get("commit") or "unknown"
+    absent = [m for m in map(paper_name, p["methods"]) if m not in set(exact["method"])]
+    source = (f"The checks below are read back from {paths.display(folder)} (run at commit {commit[:7]} with "
+              f"`exact_nodes` {ran['exact_nodes']}, `exact_rows` {ran['exact_rows']}, `exact_seeds` {ran['exact_seeds']}, "
+              f"`exact_draws` {ran['exact_draws']}, `reference_nodes` {ran['reference_nodes']}), which ran with this "
+              "run's data generator and method settings; their verdicts are recomputed here from its rows. "
+              + (f"Methods of this run it does not hold, so not checked: {', '.join(absent)}. " if absent else "")
+              + "`checks_from = None` runs the checks here with this run's `exact_*` and `reference_*` parameters.")
+    reference = ReferenceCheck(table, check.reference_summary(table) if not table.empty else pd.DataFrame(),
+                               pd.DataFrame())
+    return Checks(exact, check.check_summary(exact), reference, source)
