@@ -81,6 +81,14 @@ def test_every_notebook_has_a_schema_naming_its_parameters_and_accepting_its_def
         params.check(notebook.stem, defaults)
 
 
+def test_papermill_reads_every_parameter_of_every_notebook():
+    """papermill parses the parameters cell line by line; a line it cannot parse (e.g. an ``=`` in its
+    comment) drops that parameter from ``causaleval run --help``'s list and makes papermill call an
+    injected value of it unknown."""
+    for notebook in studies().values():
+        assert set(cli.declared_parameters(notebook)) == set(params.defaults(notebook)), notebook.name
+
+
 def test_every_committed_parameter_file_fits_its_study():
     """``notebooks/params/NN.*.yaml`` (the paper-scale and check runs the README names) pass the
     schema of study NN, so a run of one is not refused at its start."""
