@@ -1,5 +1,7 @@
 """Study 6 (bayesian_cd_ate): the pipeline's functions (nbval runs the notebook itself)."""
 
+import shutil
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -249,6 +251,9 @@ def test_a_saved_run_reads_back_to_the_same_tables_and_claims(tmp_path):
         "not checked; its two runs on Sachs (d = 11) disagree (not converged): max edge gap 1.000, independent draws 0.080")
     report.save_table(gap.set_index("data"), "mc3_convergence", **{**save, "params": {**p, "seeds": [5]}})
     assert S.load_run(tmp_path).convergence is None  # another run's diagnostic is not this run's
+    (tmp_path / "per_seed.provenance.json").write_text('{"parameters": ')
+    with pytest.raises(ValueError, match=r"per_seed.provenance.json: not a readable provenance stamp"):
+        S.load_run(tmp_path)
     assert S.is_scale_run(S.PAPER_SCALE_DIR) and not S.is_scale_run(tmp_path) and not S.is_scale_run(None)
 
 
@@ -276,14 +281,14 @@ def test_the_exact_check_labels_the_tables():
     assert labels.iloc[1] == "not checked"
 
 
-def test_the_committed_full_check_is_read_back_only_for_a_run_with_its_settings():
+def test_the_committed_full_check_is_read_back_only_for_a_run_with_its_settings(tmp_path):
     """At the defaults the notebook reads the two checks back from the committed full check
     (``checks_from``), its verdicts recomputed by the current rule from its rows; a run with other data
     or method settings is refused, naming the setting, and a method the check lacks is named."""
     ran = yaml.safe_load((paths.NOTEBOOKS / "params" / "06.exact.yaml").read_text())
     p = {**ran, "checks_from": "../figures/06_bayesian_cd_ate/exact_check", "methods": [*ran["methods"], "my_method"]}
-    source, read = S.check_source(p)
-    assert source.resolve() == S.CHECK_DIR.resolve() and read["exact_nodes"] == ran["exact_nodes"]
+    source, stamp = S.check_source(p)
+    assert source.resolve() == S.CHECK_DIR.resolve() and stamp["parameters"]["exact_nodes"] == ran["exact_nodes"]
     checks = S.checks(p)
     committed = pd.read_csv(S.CHECK_DIR / "exact_posterior_summary.csv", keep_default_na=False)
     assert list(checks.exact_summary["verdict"]) == list(committed["verdict"])
@@ -295,8 +300,17 @@ def test_the_committed_full_check_is_read_back_only_for_a_run_with_its_settings(
         S.check_params({**ran, "checks_from": p["checks_from"], "mc3_burn_in": 500})
     with pytest.raises(params.ParameterError, match="checks_from: notebooks/absent holds no exact_posterior.csv"):
         S.check_params({**ran, "checks_from": "absent"})
+    damaged = tmp_path / "damaged"
+    damaged.mkdir()
+    shutil.copy(S.CHECK_DIR / "exact_posterior.csv", damaged)
+    for text, said in [("{", "not a readable provenance stamp"), ('{"code": {}}', "not a provenance stamp")]:
+        (damaged / "exact_posterior.provenance.json").write_text(text)
+        with pytest.raises(params.ParameterError, match=f"checks_from: .*damaged/exact_posterior.provenance.json: {said}"):
+            S.check_params({**ran, "checks_from": str(damaged)})
+    S.save_checks(checks, study=S.STUDY, params=p, out=tmp_path / "saved")
+    assert not (tmp_path / "saved").exists()  # read back: its tables stay in checks_from
     here = S.checks({**TINY, "exact_nodes": []})
-    assert here.exact is None and here.reference.table.empty and "ran here" in here.source
+    assert here.here and here.exact is None and here.reference.table.empty and "ran here" in here.source
 
 
 def test_every_method_scores_the_same_columns_and_the_ates_stay_on_the_raw_ones(tmp_path):
@@ -486,7 +500,7 @@ def test_a_reference_label_is_judged_on_the_tables_own_data_where_the_run_has_it
 def test_a_saved_run_from_before_standardize_reads_back_as_raw_columns(tmp_path):
     import json
 
-    stamp = {"parameters": {k: v for k, v in TINY.items() if k != "standardize"}}
+    stamp = {"parameters": {k: v for k, v in TINY.items() if k != "standardize"}, "code": {}}
     (tmp_path / "per_seed.csv").write_text("setting,method,seed,density,wd,precision,recall\n")
     (tmp_path / "per_seed.provenance.json").write_text(json.dumps(stamp))
     params = S.load_run(tmp_path).params

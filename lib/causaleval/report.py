@@ -165,6 +165,29 @@ def save_table(
     return written
 
 
+def read_table(folder: str | os.PathLike, name: str) -> pd.DataFrame:
+    """The table :func:`save_table` wrote as ``<folder>/<name>.csv``, floats bit for bit (``round_trip``)
+    and only an empty cell missing (a ``"None"`` or ``"NA"`` text stays text); empty when there is none."""
+    path = Path(folder) / f"{name}.csv"
+    return pd.read_csv(path, float_precision="round_trip", keep_default_na=False,
+                       na_values=[""]) if path.exists() else pd.DataFrame()
+
+
+def read_stamp(folder: str | os.PathLike, name: str) -> dict[str, Any]:
+    """The provenance stamp :func:`save_table` or :func:`save_figure` wrote beside ``<folder>/<name>``.
+    Raises ValueError, naming the file, when it is absent, not JSON, or lacks the ``parameters`` and
+    ``code`` it always holds."""
+    path = Path(folder) / f"{name}.provenance.json"
+    try:
+        stamp = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ValueError(f"{paths.shown(path)}: not a readable provenance stamp ({err})") from None
+    if not isinstance(stamp, dict) or not all(isinstance(stamp.get(k), dict) for k in ("parameters", "code")):
+        raise ValueError(f"{paths.shown(path)}: not a provenance stamp; expected a JSON object with "
+                         "'parameters' and 'code' objects")
+    return stamp
+
+
 MISSING = "\u2014"
 
 

@@ -25,7 +25,7 @@ from causaleval.bayes.posteriors import check_size
 from causaleval.studies.bayesian_cd_ate.claims import claims, claims_text
 from causaleval.studies.bayesian_cd_ate.data import sachs, settings, synthetic
 from causaleval.studies.bayesian_cd_ate.exact_check import (
-    CHECK_DIR, check_source, checks, exact_check, labelled, mc3_convergence, reference_check,
+    CHECK_DIR, check_source, checks, exact_check, labelled, mc3_convergence, reference_check, save_checks,
 )
 from causaleval.studies.bayesian_cd_ate.figures import figure2, figure3
 from causaleval.studies.bayesian_cd_ate.paper import (
@@ -42,7 +42,7 @@ STUDY = "06_bayesian_cd_ate"
 
 __all__ = ["CHECK_DIR", "CHOSEN_PAIR", "PAPER_NAMES", "PAPER_PAIR", "PAPER_SCALE", "PAPER_SCALE_DIR", "PAPER_TABLES", "SEVEN", "STUDY", "agreement", "check_params", "check_source", "check_summary", "checks",
            "claims", "claims_text", "comparison_interval", "config", "describe_run", "exact_check", "figure3_text", "figure2", "figure3", "grid", "is_scale_run", "labelled", "layout", "left_out", "load_run",
-           "mc3_convergence", "methods_table", "not_run", "pair_scores", "paper_table", "per_seed", "reference_check",
+           "mc3_convergence", "methods_table", "not_run", "pair_scores", "paper_table", "per_seed", "reference_check", "save_checks",
            "reference_summary", "run", "run_trial", "sachs",
            "settings", "summary_table", "summary_text", "synthetic", "table_setting", "weighted_unique"]
 

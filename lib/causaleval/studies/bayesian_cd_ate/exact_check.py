@@ -35,18 +35,18 @@ converged and its rows decide nothing (the d = 20 figures on the raw columns, be
 ``notebooks/params/06.exact.yaml``), which is valid for this run only where it was run with the same data
 generator and method settings (:data:`CHECK_SETTINGS`, :func:`check_source`). The verdicts are
 recomputed from the read rows by the current rule, as the paper-scale run's tables are (:mod:`.scale`).
+:func:`save_checks` saves the checks that ran here.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import pandas as pd
 
-from causaleval import params, paths
+from causaleval import params, paths, report
 from causaleval.bayes import check
 from causaleval.studies.bayesian_cd_ate.data import sachs, scored, standardised, synthetic
 from causaleval.studies.bayesian_cd_ate.paper import paper_name
@@ -205,36 +205,41 @@ def reference_check(p: Mapping[str, Any]) -> ReferenceCheck:
 
 class Checks(NamedTuple):
     """A run's two checks: ``exact``, the exact-posterior check's rows (None when not run), its
-    ``exact_summary``, the ``reference`` check, and ``source``, a sentence saying where they come from."""
+    ``exact_summary``, the ``reference`` check, ``source``, a sentence saying where they come from, and
+    ``here``, whether they ran here (else they were read back from ``checks_from``)."""
 
     exact: pd.DataFrame | None
     exact_summary: pd.DataFrame | None
     reference: ReferenceCheck
     source: str
+    here: bool
 
 
 def check_source(p: Mapping[str, Any]) -> tuple[Path, dict[str, Any]] | None:
     """The folder of ``p["checks_from"]`` (relative to ``notebooks/``, where the kernel runs) and the
-    parameters its check ran with, or None when ``checks_from`` is None (the checks run here). Raises
-    :class:`causaleval.params.ParameterError` when the folder holds no check with its provenance stamp, or
-    when that check ran with other :data:`CHECK_SETTINGS` than ``p`` (its verdicts would be another
-    configuration's)."""
+    provenance stamp of its check, or None when ``checks_from`` is None (the checks run here). Raises
+    :class:`causaleval.params.ParameterError` when the folder holds no check with a readable provenance
+    stamp, or when that check ran with other :data:`CHECK_SETTINGS` than ``p`` (its verdicts would be
+    another configuration's)."""
     if p["checks_from"] is None:
         return None
     folder = paths.NOTEBOOKS / p["checks_from"]
-    stamp = folder / "exact_posterior.provenance.json"
-    if not (folder / "exact_posterior.csv").is_file() or not stamp.is_file():
-        raise params.ParameterError(f"checks_from: {paths.display(folder)} holds no exact_posterior.csv with its "
-                                    "provenance stamp; expected a run with exact_nodes (e.g. notebooks/params/"
-                                    "06.exact.yaml), or checks_from = None to run the checks here")
-    ran = json.loads(stamp.read_text())["parameters"]
+    expected = ("expected a run with exact_nodes (e.g. notebooks/params/06.exact.yaml), or checks_from = None to "
+                "run the checks here")
+    if not (folder / "exact_posterior.csv").is_file():
+        raise params.ParameterError(f"checks_from: {paths.display(folder)} holds no exact_posterior.csv; {expected}")
+    try:
+        stamp = report.read_stamp(folder, "exact_posterior")
+    except ValueError as err:
+        raise params.ParameterError(f"checks_from: {err}; {expected}") from None
+    ran = stamp["parameters"]
     differ = [k for k in CHECK_SETTINGS if ran.get(k) != p[k]]
     if differ:
         said = "; ".join(f"{k} = {ran.get(k)!r} there, {p[k]!r} here" for k in differ)
         raise params.ParameterError(f"checks_from: the check in {paths.display(folder)} ran with other settings ({said}), "
                                     "so its verdicts are not this run's; set checks_from = None to run the checks "
                                     "with this run's settings")
-    return folder, ran
+    return folder, stamp
 
 
 def checks(p: Mapping[str, Any]) -> Checks:
@@ -246,26 +251,41 @@ def checks(p: Mapping[str, Any]) -> Checks:
         exact = exact_check(p) if p["exact_nodes"] else None
         summary = None if exact is None else check.check_summary(exact)
         return Checks(exact, summary, reference_check(p), "The checks below ran here, with this run's `exact_*` and "
-                      "`reference_*` parameters.")
-    folder, ran = source
-
-    def read(name: str) -> pd.DataFrame:
-        path = folder / f"{name}.csv"
-        return pd.read_csv(path, float_precision="round_trip", keep_default_na=False,
-                           na_values=[""]) if path.exists() else pd.DataFrame()
-
-    exact, table = read("exact_posterior"), read("reference_check")
+                      "`reference_*` parameters.", here=True)
+    folder, stamp = source
+    ran = stamp["parameters"]
+    exact, table = report.read_table(folder, "exact_posterior"), report.read_table(folder, "reference_check")
     for rows in (exact, table):
         if "notes" in rows:
             rows["notes"] = rows["notes"].fillna("")
-    commit = json.loads((folder / "exact_posterior.provenance.json").read_text())["code"].get("commit") or "unknown"
+    commit = stamp["code"].get("commit") or "unknown"
     absent = [m for m in map(paper_name, p["methods"]) if m not in set(exact["method"])]
-    source = (f"The checks below are read back from {paths.display(folder)} (run at commit {commit[:7]} with "
-              f"`exact_nodes` {ran['exact_nodes']}, `exact_rows` {ran['exact_rows']}, `exact_seeds` {ran['exact_seeds']}, "
-              f"`exact_draws` {ran['exact_draws']}, `reference_nodes` {ran['reference_nodes']}), which ran with this "
-              "run's data generator and method settings; their verdicts are recomputed here from its rows. "
-              + (f"Methods of this run it does not hold, so not checked: {', '.join(absent)}. " if absent else "")
-              + "`checks_from = None` runs the checks here with this run's `exact_*` and `reference_*` parameters.")
+    said = (f"The checks below are read back from {paths.display(folder)} (run at commit {commit[:7]} with "
+            f"`exact_nodes` {ran['exact_nodes']}, `exact_rows` {ran['exact_rows']}, `exact_seeds` {ran['exact_seeds']}, "
+            f"`exact_draws` {ran['exact_draws']}, `reference_nodes` {ran['reference_nodes']}), which ran with this "
+            "run's data generator and method settings; their verdicts are recomputed here from its rows. "
+            + (f"Methods of this run it does not hold, so not checked: {', '.join(absent)}. " if absent else "")
+            + "`checks_from = None` runs the checks here with this run's `exact_*` and `reference_*` parameters.")
     reference = ReferenceCheck(table, check.reference_summary(table) if not table.empty else pd.DataFrame(),
                                pd.DataFrame())
-    return Checks(exact, check.check_summary(exact), reference, source)
+    return Checks(exact, check.check_summary(exact), reference, said, here=False)
+
+
+def save_checks(checks: Checks, **save: Any) -> None:
+    """Save the checks that ran here (:func:`checks`) with :func:`causaleval.report.save_table`
+    (``save``: its ``study``, ``params`` and ``out``); checks read back stay where they are. The
+    reference check's CPU seconds go to ``measured_reference_check_seconds`` (they vary by run and
+    machine: git ignores ``measured_*``)."""
+    if not checks.here:
+        return
+    if checks.exact is not None:
+        report.save_table(checks.exact.set_index(["d", "n", "seed", "method"]), "exact_posterior", **save,
+                          float_format="{:.4f}")
+        report.save_table(checks.exact_summary.set_index("method"), "exact_posterior_summary", **save)
+    reference = checks.reference
+    if not reference.table.empty:
+        keys = ["data", "d", "n", "seed", "method"]
+        report.save_table(reference.table.set_index(keys), "reference_check", **save, float_format="{:.4f}")
+        report.save_table(reference.seconds.set_index(keys), "measured_reference_check_seconds", **save,
+                          float_format="{:.2g}")
+        report.save_table(reference.summary.set_index("method"), "reference_check_summary", **save)

@@ -12,14 +12,13 @@ scale by the current code.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from causaleval import paths
+from causaleval import paths, report
 
 #: where the paper-scale run's outputs are committed
 PAPER_SCALE_DIR = paths.ROOT / "figures" / "06_bayesian_cd_ate" / "paper_scale"
@@ -43,24 +42,17 @@ def load_run(folder: str | Path = PAPER_SCALE_DIR) -> ScaleRun | None:
     folder = Path(folder)
     if not (folder / "per_seed.csv").exists():
         return None
-
-    def read(name: str) -> pd.DataFrame:
-        path = folder / f"{name}.csv"
-        return pd.read_csv(path, float_precision="round_trip", keep_default_na=False,
-                           na_values=[""]) if path.exists() else pd.DataFrame()
-
-    seeds_stamp = json.loads((folder / "per_seed.provenance.json").read_text())
+    seeds_stamp = report.read_stamp(folder, "per_seed")
     params = seeds_stamp["parameters"]
     params.setdefault("standardize", False)  # a run from before the parameter: its methods had the raw columns
-    counts = read("counts")
+    counts = report.read_table(folder, "counts")
     if "not run" in counts:
         counts["not run"] = counts["not run"].fillna("")
-    convergence = read("mc3_convergence")
-    stamp = folder / "mc3_convergence.provenance.json"
-    same_run = (stamp.exists()
-                and json.loads(stamp.read_text()).get("parameter_hash") == seeds_stamp.get("parameter_hash"))
-    return ScaleRun(read("per_seed"), read("figure3_distributions"), counts, params,
-                    convergence if same_run and not convergence.empty else None)
+    convergence = report.read_table(folder, "mc3_convergence")
+    same_run = ((folder / "mc3_convergence.provenance.json").exists()
+                and report.read_stamp(folder, "mc3_convergence").get("parameter_hash") == seeds_stamp.get("parameter_hash"))
+    return ScaleRun(report.read_table(folder, "per_seed"), report.read_table(folder, "figure3_distributions"), counts,
+                    params, convergence if same_run and not convergence.empty else None)
 
 
 def is_scale_run(output_dir: str | Path | None) -> bool:
