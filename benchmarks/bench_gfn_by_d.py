@@ -20,7 +20,7 @@ A trial is chaotic in its numerics: the same options and seed give another resul
 are not the kit's pinned ones (:func:`causaleval.numenv.pin_jax`, which :func:`sample_posterior`
 applies), so judge an option on several seeds, never on one.
 
-Measured on the project's 2-core machine, 2026-11-28, the defaults (``--options {}``: the MLP policy,
+Measured on the project's 2-core machine, 2026-11-27, the defaults (``--options {}``: the MLP policy,
 50,000 steps, learning rate cosine 1e-3 to 1e-5; 0.4-0.8 ms an iteration at d = 5-10), one run
 beside another job. ``within`` is ``within floor``; every reference converged but two at d = 10
 (marked "no"), whose rows cannot tell:
