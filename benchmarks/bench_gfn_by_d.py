@@ -6,7 +6,7 @@ long-chain MC3 reference, by number of variables d, on study 6's synthetic data.
                                         [--reference 100000:200:2500] [--sachs]
 
 Per d and seed: study 6's synthetic linear-Gaussian data (``studies.bayesian_cd_ate.data.synthetic``:
-d expected edges, noise sd 0.1, ``--rows`` rows, z-scored as study 6 scores them), and with ``--sachs``
+d expected edges, notebook 6's ``noise_sd``, ``--rows`` rows, z-scored as study 6 scores them), and with ``--sachs``
 also Sachs (d = 11, its 853 rows; the seed is then the method's only, and one reference serves every
 seed). On each, the reference check of study 6 (:func:`causaleval.bayes.check.reference_check`): two MC3 chains (``burn_in:thin:draws`` of
 ``--reference``, seeds :data:`causaleval.bayes.check.REFERENCE_SEEDS`) pooled as the reference, and
@@ -63,6 +63,7 @@ import causaleval  # noqa: F401,I001  (first: the kit's numerical environment, c
 
 import pandas as pd
 
+from causaleval import params, paths
 from causaleval.bayes import check
 from causaleval.studies.bayesian_cd_ate.data import sachs, standardised, synthetic
 
@@ -82,8 +83,9 @@ def main() -> None:
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "bench_gfn_by_d.csv"))
     args = parser.parse_args()
     burn_in, thin, n_draws = (int(x) for x in args.reference.split(":"))
+    noise_sd = params.defaults(paths.NOTEBOOKS / "06_bayesian_cd_ate.ipynb")["noise_sd"]
     data_sets = [({"data": "synthetic", "d": d, "seed": seed},
-                  standardised(synthetic(seed, args.rows, d, float(d), 0.1)[1]))
+                  standardised(synthetic(seed, args.rows, d, float(d), noise_sd)[1]))
                  for d in args.nodes for seed in args.seeds]
     if args.sachs:
         data_sets += [({"data": "sachs", "d": 11, "seed": seed}, sachs()[1]) for seed in args.seeds]
