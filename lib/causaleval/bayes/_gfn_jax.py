@@ -269,7 +269,10 @@ def _train(jax, optax, terms: dict, opts: dict[str, Any], key) -> tuple:
 
     def loss_fn(p, target, adj, action, nxt, delta):
         lp = _log_policy(jax, p, adj, _mask(adj, _closure(jax, adj)))
-        lq = jax.lax.stop_gradient(_log_policy(jax, target, nxt, _mask(nxt, _closure(jax, nxt))))
+        if every is None:  # no target network: the full gradient of the loss (module notes)
+            lq = _log_policy(jax, p, nxt, _mask(nxt, _closure(jax, nxt)))
+        else:
+            lq = jax.lax.stop_gradient(_log_policy(jax, target, nxt, _mask(nxt, _closure(jax, nxt))))
         rows = jnp.arange(adj.shape[0])
         log_pb = -jnp.log1p(adj.sum(axis=(1, 2)).astype(f32))  # uniform over the edges of the next state
         diff = delta + log_pb - lp[rows, action] + lp[:, -1] - lq[:, -1]
@@ -282,7 +285,8 @@ def _train(jax, optax, terms: dict, opts: dict[str, Any], key) -> tuple:
         updates, state = opt.update(grads, state, p)
         p = optax.apply_updates(p, updates)
         updates_done = updates_done + 1
-        target = optax.periodic_update(p, target, updates_done, every)
+        if every is not None:
+            target = optax.periodic_update(p, target, updates_done, every)
         return p, target, state, updates_done, loss
 
     def step(carry, xs):
