@@ -24,7 +24,6 @@ and sd 1 (``standardised``: a few hundred). The row ``exact i.i.d. draws`` sampl
 from __future__ import annotations
 
 import argparse
-import ast
 import itertools
 import time
 from pathlib import Path
@@ -34,19 +33,12 @@ import causaleval  # noqa: F401,I001  (first: the kit's numerical environment, c
 import numpy as np
 import pandas as pd
 
+from causaleval import params, paths
 from causaleval.bayes import POSTERIORS, exact, sample_posterior
 from causaleval.studies.bayesian_cd_ate.data import synthetic
 
 EXACT = "exact i.i.d. draws"
 NAMED = ("bootstrap_pc", "bootstrap_ges", "mc3", "dag_gflownet", "dibs", "gadget", "bcd_nets")
-
-
-def notebook_defaults() -> dict:
-    from causaleval import paths
-    from causaleval.app import cli
-
-    declared = cli.declared_parameters(paths.NOTEBOOKS / "06_bayesian_cd_ate.ipynb")
-    return {name: ast.literal_eval(spec["default"]) for name, spec in declared.items()}
 
 
 def draw(method: str, data: pd.DataFrame, n: int, seed: int, options: dict) -> np.ndarray:
@@ -62,7 +54,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--samples", type=int, default=200)
     args = parser.parse_args()
-    p = notebook_defaults()
+    p = params.defaults(paths.NOTEBOOKS / "06_bayesian_cd_ate.ipynb")
     options = {k: p[k] for k in ("pc_alpha", "ges_score", "cpdag_rule", "mc3_burn_in", "mc3_thin")}
     methods = [EXACT, *NAMED, *sorted(set(POSTERIORS) - set(NAMED))]
     rows, unavailable = [], {}

@@ -20,10 +20,11 @@ A trial is chaotic in its numerics: the same options and seed give another resul
 are not the kit's pinned ones (:func:`causaleval.numenv.pin_jax`, which :func:`sample_posterior`
 applies), so judge an option on several seeds, never on one.
 
-Measured on the project's 2-core machine, 2026-11-27, the defaults (``--options {}``: the MLP policy,
-50,000 steps, learning rate cosine 1e-3 to 1e-5; 0.4-0.8 ms an iteration at d = 5-10), one run
-beside another job. ``within`` is ``within floor``; every reference converged but two at d = 10
-(marked "no"), whose rows cannot tell:
+Measured on the project's 2-core machine, 2026-11-27, with the target network of the defaults
+before e5efe42 (``--options '{"gfn_target_every": 1000}'`` today: the MLP policy, 50,000 steps,
+learning rate cosine 1e-3 to 1e-5; 0.4-0.8 ms an iteration at d = 5-10), one run beside another job.
+``within`` is ``within floor``; every reference converged but two at d = 10 (marked "no"), whose rows
+cannot tell:
 
 | d | seed | reference edges | DAG-GFlowNet edges | max error | max floor | within |
 | ---: | ---: | ---: | ---: | ---: | ---: | --- |
@@ -46,10 +47,21 @@ beside another job. ``within`` is ``within floor``; every reference converged bu
 | 10 | 1 | 16.7 | **37.7** | **0.987** | 0.040 | no |
 | 10 | 2 | 12.3 (no) | **33.6** | **0.924** | 0.041 | no |
 
-So at its defaults the kit's DAG-GFlowNet samples the posterior at d = 5, misses on some data sets
-from d = 6 (largest edge error up to 0.21, with the right number of edges), and from d = 8 drifts to dense graphs (two to four times the reference's
-edges), on every data set from d = 9. Whether a trial drifts depends on its random numbers too: on
-the d = 8, seed 0 data with the method's seed 1 or 2 instead, the defaults give 7.0 and 28.0 edges.
+So with the target network the kit's DAG-GFlowNet samples the posterior at d = 5, misses on some
+data sets from d = 6 (largest edge error up to 0.21, with the right number of edges), and from d = 8
+drifts to dense graphs (two to four times the reference's edges), on every data set from d = 9.
+Whether a trial drifts depends on its random numbers too: on the d = 8, seed 0 data with the method's
+seed 1 or 2 instead, it gives 7.0 and 28.0 edges.
+
+Without the target network (the full gradient of the loss, the defaults since e5efe42; measured
+2026-11-27 through ``sample_posterior`` with the same data, seeds and references): within on all
+twelve data sets at d = 5-8 (largest edge error 0.016-0.047), and at 100,000 steps too
+(0.019-0.042); at d = 9 on none (largest error 0.077, 0.755 and 0.743 on seeds 0-2; at 150,000
+steps 0.44 and 0.69 on seeds 1 and 2); at d = 10 on none (0.44-0.73; 12.4, 44.0 and 16.1 edges).
+On d = 9, seed 2 the reference holds X3 -> X7 <- X4 at 0.85 and DAG-GFlowNet puts 4 -> 7 at
+0.08-0.14: a missed mode, not a drift to dense graphs. On Sachs (``--sachs``, seeds 0-2) the
+largest error is 0.40, 0.73 and 0.32 at 50,000 steps and 0.125, 0.083 and 0.060 at 100,000 (11.2,
+10.5 and 11.4 edges against the reference's 10.6), against a floor of 0.025-0.036.
 For d >= 10 give a longer ``--reference`` (e.g. ``200000:500:2500``).
 """
 
