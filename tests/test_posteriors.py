@@ -152,6 +152,8 @@ def test_method_options_refuses_what_a_method_did_not_declare_or_was_not_given()
     ("bootstrap_pc", {"pc_alpha": 1.5, "cpdag_rule": "uniform"}, r"pc_alpha=1.5 \(float\): expected float in \(0, 1\)"),
     ("bootstrap_ges", {"ges_score": "aic", "cpdag_rule": "uniform"}, r"ges_score='aic' \(str\): expected str among"),
     ("bootstrap_pc", {"pc_alpha": 0.05}, r"option\(s\) 'cpdag_rule' not given"),
+    ("mc3", {"mc3_burn_in": 10, "mc3_thin": 1, "gfn_stepz": 5},
+     r"'mc3': option\(s\) 'gfn_stepz' declared by no registered method; 'mc3' declares 'mc3_burn_in', 'mc3_thin'"),
 ])
 def test_the_kits_own_samplers_check_their_options_from_python(method, bad, message):
     data = pd.DataFrame(np.random.default_rng(0).normal(size=(30, 3)), columns=list("abc"))

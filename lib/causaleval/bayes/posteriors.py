@@ -168,9 +168,15 @@ def standardized(method: str, data: pd.DataFrame) -> np.ndarray:
 
 def sample_posterior(name: str, data: pd.DataFrame, *, n_samples: int, seed: int,
                      options: Mapping[str, Any]) -> np.ndarray:
-    """``n_samples`` DAGs from the method ``name``, checked to be a ``k x d x d`` acyclic stack."""
+    """``n_samples`` DAGs from the method ``name``, checked to be a ``k x d x d`` acyclic stack.
+    ``options`` may hold other methods' options (study 6 passes every method one mapping), but a name
+    that no registered method declares (:data:`OPTIONS`; a misspelling) is refused."""
     if name not in POSTERIORS:
         raise ValueError(f"posterior method {name!r} unknown; registered: {', '.join(sorted(POSTERIORS))}")
+    unknown = [key for key in options if not any(key in declared for declared in OPTIONS.values())]
+    if unknown:
+        raise ValueError(f"posterior method {name!r}: option(s) {', '.join(map(repr, unknown))} declared by no "
+                         f"registered method; {name!r} declares {', '.join(map(repr, OPTIONS.get(name, {}))) or 'none'}")
     if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
         raise ValueError(f"posterior method {name!r}: n_samples={n_samples!r}; expected a positive integer")
     if "jax" in sys.modules:  # a user's JAX method too computes with the kit's dots (numenv.pin_jax)
