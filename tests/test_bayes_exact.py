@@ -94,6 +94,40 @@ def test_mc3_long_chain_converges_to_the_exact_marginals():
     assert math.isfinite(exact.dag_tv(sample, data))
 
 
+@pytest.mark.parametrize("d, n", [(4, 50), (9, 200), (14, 30)])
+def test_the_compiled_mc3_chain_keeps_the_python_chains_states_bit_for_bit(d, n, monkeypatch):
+    """Same proposals, same accept tests, same kept states: the compiled chain is a re-expression,
+    not another sampler. d = 14 at n = 30 gives a dense, fast-moving chain (many reversals); blocks
+    of 7,001 proposals and calls of 977 steps put both boundaries inside the burn-in and between kept
+    states."""
+    monkeypatch.setattr(posteriors._mc3_jit, "CHUNK", 977)
+    data = chain_data(d, n=n, seed=d)
+    steps = 30000
+    pairs, log_u = next(posteriors.mc3_proposals(np.random.default_rng(d), d, steps))
+    blocks = [(pairs[at:at + 7001], log_u[at:at + 7001]) for at in range(0, steps, 7001)]
+    kept = [chain(BGeScore(data.to_numpy(float)), d, proposals, 1000, 29, 1000)
+            for chain, proposals in ((posteriors.mc3_chain, [(pairs, log_u)]), (posteriors._mc3_compiled, blocks))]
+    assert kept[0].any() and kept[0].mean(axis=0).std() > 0
+    assert np.array_equal(kept[0], kept[1])
+
+
+def test_mc3_draws_its_proposals_in_blocks_of_bounded_size(monkeypatch):
+    monkeypatch.setattr(posteriors, "MC3_BLOCK", 1000)
+    blocks = list(posteriors.mc3_proposals(np.random.default_rng(0), 5, 2500))
+    assert [len(p) for p, _ in blocks] == [1000, 1000, 500] and all(len(p) == len(u) for p, u in blocks)
+    pairs = np.concatenate([p for p, _ in blocks])
+    assert pairs.min() >= 0 and pairs.max() < 20 and all((u < 0).all() for _, u in blocks)
+
+
+def test_mc3_runs_the_python_chain_beyond_the_compiled_chains_nodes(monkeypatch):
+    data = chain_data(5)
+    compiled = posteriors.mc3(data, n_samples=50, seed=3, options={"mc3_burn_in": 100, "mc3_thin": 7})
+    monkeypatch.setattr(posteriors._mc3_jit, "MAX_NODES", 4)
+    monkeypatch.setattr(posteriors, "_mc3_compiled", None)  # would fail if called
+    assert np.array_equal(posteriors.mc3(data, n_samples=50, seed=3, options={"mc3_burn_in": 100, "mc3_thin": 7}),
+                          compiled)
+
+
 def test_an_erdos_renyi_prior_reweighs_the_uniform_posterior_by_its_edges():
     data, p = chain_data(4), 0.3
     uniform, er = exact.exact_posterior(data), exact.exact_posterior(data, exact.erdos_renyi_prior(4, p))

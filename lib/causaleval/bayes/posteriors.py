@@ -45,6 +45,9 @@ Built in (Emezue et al. 2023, Sec. 3.1 and App. B.3; REFERENCES.md):
   to reverse ``j -> i`` if present, else to add ``i -> j``; a proposal that closes a cycle is
   rejected. The proposal is symmetric, so a move is accepted with probability
   ``min(1, exp(score' - score))``. After ``mc3_burn_in`` steps, every ``mc3_thin``-th state is kept.
+  The chain runs compiled (:mod:`causaleval.bayes._mc3_jit`; the same states as the Python chain
+  :func:`mc3_chain`, bit for bit), so the tens of millions of steps that d = 20 needs take minutes
+  (``benchmarks/bench_mc3_chain.py``, ``bench_mc3_reference.py``).
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ from __future__ import annotations
 import functools
 import math
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from types import ModuleType
 from typing import Any
 
@@ -60,6 +63,7 @@ import numpy as np
 import pandas as pd
 
 from causaleval import numenv
+from causaleval.bayes import _mc3_jit
 from causaleval.graphs.bitsets import bits
 from causaleval.graphs.extensions import NoExtension, consistent_extension, mec_members
 from causaleval.graphs import CausalGraph, _acyclic
@@ -279,7 +283,33 @@ def mc3(data: pd.DataFrame, *, n_samples: int, seed: int, options: Mapping[str, 
 
     opts = method_options("mc3", options, {})
     burn_in, thin = opts["mc3_burn_in"], opts["mc3_thin"]
-    local = BGeScore(data.to_numpy(dtype=float))
+    d = data.shape[1]
+    blocks = mc3_proposals(np.random.default_rng(seed), d, burn_in + n_samples * thin)
+    chain = _mc3_compiled if d <= _mc3_jit.MAX_NODES else mc3_chain
+    return chain(BGeScore(data.to_numpy(dtype=float)), d, blocks, burn_in, thin, n_samples)
+
+
+MC3_BLOCK = 10_000_000  # proposals drawn at a time (160 MB), so a chain's length is not bounded by memory
+Proposals = Iterable[tuple[np.ndarray, np.ndarray]]
+
+
+def mc3_proposals(rng: np.random.Generator, d: int, steps: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """MC3's random draws for ``steps`` steps on ``d`` variables, in blocks of :data:`MC3_BLOCK` steps
+    (the last shorter): per block, the proposed ordered pairs (uniform over ``d (d - 1)``) and then
+    the logs of the uniforms of their acceptance tests."""
+    for start in range(0, steps, MC3_BLOCK):
+        size = min(MC3_BLOCK, steps - start)
+        yield rng.integers(0, d * (d - 1), size), np.log(rng.random(size))
+
+
+def mc3_chain(local: Callable[[int, tuple[int, ...]], float], d: int, blocks: Proposals,
+              burn_in: int, thin: int, n_samples: int) -> np.ndarray:
+    """MC3's chain (module notes) in Python, from the empty graph: step ``s`` (counted over the
+    ``blocks`` of :func:`mc3_proposals`) proposes the ordered pair ``divmod(pair, d - 1)`` (the second
+    index shifted past the first) and accepts when its log uniform is below the change of the score
+    ``local``; after ``burn_in`` steps every ``thin``-th state is kept. The statement of the chain and
+    its cross-check: ``mc3`` runs the compiled one (:mod:`causaleval.bayes._mc3_jit`, the same
+    states bit for bit), this one beyond its ``MAX_NODES`` variables."""
     scores: dict[tuple[int, int], float] = {}  # by (node, parent bit mask): the chain revisits families
 
     def family(v: int, mask: int) -> float:
@@ -288,26 +318,43 @@ def mc3(data: pd.DataFrame, *, n_samples: int, seed: int, options: Mapping[str, 
             value = scores[(v, mask)] = local(v, bits(mask))
         return value
 
-    d = data.shape[1]
-    rng = np.random.default_rng(seed)
     parents = [0] * d
     out = np.zeros((n_samples, d, d), dtype=bool)
-    steps = burn_in + n_samples * thin
-    pairs = rng.integers(0, d * (d - 1), steps)
-    log_u = np.log(rng.random(steps))
-    for step in range(steps):
-        i, j = divmod(int(pairs[step]), d - 1)
-        j += j >= i
-        moves = _mc3_move(parents, i, j)
-        if moves is not None:
-            delta = sum(family(v, new) - family(v, parents[v]) for v, new in moves)
-            if log_u[step] < delta:
-                for v, new in moves:
-                    parents[v] = new
-        if step >= burn_in and (step - burn_in + 1) % thin == 0:
-            k = (step - burn_in) // thin
-            for v in range(d):
-                out[k, bits(parents[v]), v] = True
+    step = 0
+    for pairs, log_u in blocks:
+        for pair, log_uniform in zip(pairs.tolist(), log_u.tolist()):
+            i, j = divmod(pair, d - 1)
+            j += j >= i
+            moves = _mc3_move(parents, i, j)
+            if moves is not None:
+                delta = sum(family(v, new) - family(v, parents[v]) for v, new in moves)
+                if log_uniform < delta:
+                    for v, new in moves:
+                        parents[v] = new
+            if step >= burn_in and (step - burn_in + 1) % thin == 0:
+                k = (step - burn_in) // thin
+                for v in range(d):
+                    out[k, bits(parents[v]), v] = True
+            step += 1
+    return out
+
+
+def _mc3_compiled(local: Callable[[int, tuple[int, ...]], float], d: int, blocks: Proposals,
+                  burn_in: int, thin: int, n_samples: int) -> np.ndarray:
+    """:func:`mc3_chain` by :func:`causaleval.bayes._mc3_jit.advance`, which stops at each family
+    score it lacks (and after ``CHUNK`` steps); this computes the score by ``local`` and resumes."""
+    table = _mc3_jit.new_table()
+    parents = np.zeros(d, dtype=np.int64)
+    out = np.zeros((n_samples, d, d), dtype=bool)
+    offset = 0
+    for pairs, log_u in blocks:
+        at = 0
+        while at < len(pairs):
+            end = min(at + _mc3_jit.CHUNK, len(pairs))
+            at, node, mask = _mc3_jit.advance(parents, pairs, log_u, offset, at, end, burn_in, thin, table, out)
+            if node >= 0:
+                table[(node, mask)] = local(node, bits(mask))
+        offset += len(pairs)
     return out
 
 

@@ -1,0 +1,94 @@
+"""MC3's chain compiled (numba): the loop of :func:`causaleval.bayes.posteriors.mc3`, step for step.
+
+The compiled loop does not score: it reads family scores from a table the caller fills, keyed by
+``(node, parent bit mask)``. When a proposal needs a family the table lacks, :func:`advance` returns
+that family and the step it stopped at, before changing anything; the caller computes the score
+(the same ``BGeScore`` call the Python chain makes) and resumes at that step. So the proposals,
+the acceptance tests ``log u < sum of (new - old) family scores`` (summed in the Python chain's
+order) and the kept states are the Python chain's, bit for bit
+(``tests/test_bayes_exact.py``); only the bookkeeping is compiled. Parent sets are ``int64`` bit
+masks, so the chain runs on at most :data:`MAX_NODES` variables (``posteriors.mc3`` runs the Python
+chain beyond). ``benchmarks/bench_mc3_chain.py`` measures both.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numba import types
+
+MAX_NODES = 62  # bit masks in int64, bit 63 (the sign) unused
+CHUNK = 1_000_000  # steps per call at most (about a second): Python's signal handlers run between calls
+KEY = types.UniTuple(types.int64, 2)
+
+
+def new_table() -> numba.typed.Dict:
+    """An empty table of family scores, ``(node, parent mask) -> score``."""
+    return numba.typed.Dict.empty(key_type=KEY, value_type=types.float64)
+
+
+@numba.njit(cache=True)
+def _reaches(parents: np.ndarray, a: int, b: int) -> bool:
+    """Is there a directed path from ``a`` to ``b``? (``posteriors._reaches``.)"""
+    d = parents.shape[0]
+    seen = frontier = np.int64(1) << b
+    while frontier:
+        step = np.int64(0)
+        for v in range(d):
+            if frontier >> v & 1:
+                step |= parents[v]
+        frontier = step & ~seen
+        seen |= frontier
+        if seen >> a & 1:
+            return True
+    return False
+
+
+@numba.njit(cache=True)
+def advance(parents: np.ndarray, pairs: np.ndarray, log_u: np.ndarray, offset: int, start: int, end: int,
+            burn_in: int, thin: int, table: numba.typed.Dict, out: np.ndarray) -> tuple[int, int, int]:
+    """Run the chain over ``pairs[start:end]`` and ``log_u[start:end]``, a block's proposals whose first
+    is the chain's step ``offset``, on ``parents`` (bit masks, changed in place), keeping states into
+    ``out``. Returns ``(end, -1, 0)`` when done, else ``(t, node, mask)``: the proposal at ``t``
+    needs the family ``(node, mask)``, absent from ``table``."""
+    d = parents.shape[0]
+    one = np.int64(1)
+    nodes = np.empty(2, np.int64)
+    masks = np.empty(2, np.int64)
+    for t in range(start, end):
+        i, j = divmod(pairs[t], d - 1)
+        if j >= i:
+            j += 1
+        moves = 0
+        if parents[j] >> i & 1:  # delete i -> j
+            nodes[0], masks[0], moves = j, parents[j] & ~(one << i), 1
+        elif parents[i] >> j & 1:  # reverse j -> i into i -> j
+            without_i = parents[i] & ~(one << j)
+            old_i = parents[i]
+            parents[i] = without_i
+            cycle = _reaches(parents, j, i)
+            parents[i] = old_i
+            if not cycle:
+                nodes[0], masks[0] = i, without_i
+                nodes[1], masks[1], moves = j, parents[j] | one << i, 2
+        elif not _reaches(parents, j, i):  # add i -> j
+            nodes[0], masks[0], moves = j, parents[j] | one << i, 1
+        if moves:
+            for m in range(moves):
+                for mask in (masks[m], parents[nodes[m]]):
+                    if (nodes[m], mask) not in table:
+                        return t, nodes[m], mask
+            delta = table[(nodes[0], masks[0])] - table[(nodes[0], parents[nodes[0]])]
+            if moves == 2:
+                delta = delta + (table[(nodes[1], masks[1])] - table[(nodes[1], parents[nodes[1]])])
+            if log_u[t] < delta:
+                for m in range(moves):
+                    parents[nodes[m]] = masks[m]
+        step = offset + t
+        if step >= burn_in and (step - burn_in + 1) % thin == 0:
+            k = (step - burn_in) // thin
+            for v in range(d):
+                for u in range(d):
+                    if parents[v] >> u & 1:
+                        out[k, u, v] = True
+    return end, -1, 0
