@@ -296,7 +296,7 @@ def test_the_committed_full_check_is_read_back_only_for_a_run_with_its_settings(
     assert len(checks.exact) == data_sets * len(ran["methods"])
     assert set(checks.reference.table["d"]) == set(ran["reference_nodes"])
     assert "not checked: my_method." in checks.source and "exact_check (run at commit " in checks.source
-    with pytest.raises(params.ParameterError, match=r"checks_from: .*mc3_burn_in = 10000 there, 500 here"):
+    with pytest.raises(params.ParameterError, match=rf"checks_from: .*mc3_burn_in = {ran['mc3_burn_in']} there, 500 here"):
         S.check_params({**ran, "checks_from": p["checks_from"], "mc3_burn_in": 500})
     with pytest.raises(params.ParameterError, match="checks_from: notebooks/absent holds no exact_posterior.csv"):
         S.check_params({**ran, "checks_from": "absent"})

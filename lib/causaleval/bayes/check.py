@@ -232,10 +232,10 @@ def long_chain_reference(data: pd.DataFrame, *, burn_in: int, thin: int, n_draws
                          seeds: tuple[int, int] = REFERENCE_SEEDS) -> Reference:
     """Two MC3 chains on ``data`` (seeds ``seeds``), each ``burn_in + n_draws * thin`` steps keeping
     ``n_draws`` states, pooled into a :class:`Reference` (module notes). Cost on the project's machine
-    (``benchmarks/bench_mc3_reference.py``): about 4.4 us a step on Sachs (d = 11), 25-29 us at d = 20
-    (the study's dense synthetic posteriors, about 115-130 edges a DAG); burn-in 1,000,000, thin 1,000
-    and 2,000 draws, 3,000,000 steps a chain, take about 26 CPU s for both chains at d = 11 and 150-175 s
-    at d = 20."""
+    with MC3's compiled chain (``benchmarks/bench_mc3_reference.py``, 2026-11-28): about 0.1 us a step
+    on Sachs (d = 11), 0.3-0.6 us on study 6's z-scored d = 20 data at n = 100 and 0.8-1.2 us at n = 20
+    (about 63 and 78 edges a DAG); 200 million steps a chain, study 6's full check, take about 40 CPU s
+    for both chains on Sachs and 330 s at d = 20, n = 20."""
     options = {"mc3_burn_in": int(burn_in), "mc3_thin": int(thin)}
     start = time.process_time()
     f1, f2 = (sample_posterior("mc3", data, n_samples=n_draws, seed=s, options=options).mean(axis=0) for s in seeds)

@@ -24,11 +24,12 @@ columns the study's methods score: :func:`~.data.scored`) a long MC3 run is the 
 (:func:`causaleval.bayes.check.long_chain_reference`: two chains of ``reference_burn_in`` steps, then
 ``reference_draws`` states every ``reference_thin`` steps each) and every method's edge marginals are
 compared with it (:func:`causaleval.bayes.check.reference_check`; the same BGe posterior as the exact
-check's, so the same target). Measured (``benchmarks/bench_mc3_reference.py``): Sachs's chains agree
-from burn-in 100,000, thin 500, 5,000 draws (23 CPU s for both); at d = 20 with n = 20 from burn-in
-1,000,000, thin 1,000, 2,000 draws (174 s); at d = 20 with n = 100 not within 5,000,000 steps a chain
-(max edge gap 0.12-0.13 against 0.04-0.07 for independent draws), so that reference is reported as not
-converged and its rows decide nothing (the d = 20 figures on the raw columns, before ``standardize``).
+check's, so the same target). Measured (``benchmarks/bench_mc3_reference.py``, on the z-scored columns
+the methods score): Sachs's chains agree from about a million steps a chain; at d = 20 two chains of
+1,000 draws agree from burn-in 10,000,000, thin 10,000 (study 6's MC3 settings), and of 10,000 draws
+(the full check's reference) only from about 200 million steps a chain at n = 20 (burn-in 100,000,000,
+thin 10,000: max edge gap 0.028 against 0.019 for independent draws; 80 million steps gave 0.035 against
+0.021). A reference whose chains do not agree is reported as not converged and its rows decide nothing.
 
 :func:`checks` gives a run both checks: run here, or read back from a committed run's folder
 (``checks_from``; the notebook's default is :data:`CHECK_DIR`, the full check of

@@ -26,7 +26,7 @@ def describe_run(p: Mapping[str, Any]) -> str:
             f"synthetic columns, the ATEs are computed on the raw ones. Each posterior holds {p['n_posterior']} DAGs (the paper: "
             f"{PAPER_SCALE['n_posterior']}); methods {', '.join(paper_name(m) for m in p['methods'])}; bootstrap PC "
             f"at alpha = {p['pc_alpha']:g}, bootstrap GES with the {p['ges_score'].upper()} score, CPDAGs to DAGs by "
-            f"`{p['cpdag_rule']}`; MC3 with {p['mc3_burn_in']} burn-in steps, keeping every {p['mc3_thin']}th state; "
+            f"`{p['cpdag_rule']}`; MC3 with {p['mc3_burn_in']:,} burn-in steps, keeping every {p['mc3_thin']:,}th state; "
             f"further method options {dict(p['method_options']) or 'at their defaults'}. Density filters "
             f"{p['densities']}; Figure 3 shows the paper's pair and beside it {pair}. The paper's scale is `notebooks/params/06.paper.yaml`.")
 
