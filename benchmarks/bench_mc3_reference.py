@@ -74,6 +74,43 @@ the gap stays at 0.12-0.13 whatever the burn-in, and the last million steps alon
 edges' frequencies drift over millions of steps (a slowly mixing mode, not a start-up transient). The
 one "yes" there (thin 2,000, 1,000 draws) is within 2x only because its independent-draws reference is
 larger at fewer draws, not because the chains agree better.
+
+Since MC3's chain is compiled (2026-11-28; ``bench_mc3_chain.py``) a step costs about 0.1 us on Sachs,
+0.3-0.6 us on ``d20n100z`` and 0.8-1.2 us on ``d20n20z`` (2.4 us with the other core busy), so chains of
+hundreds of millions of steps are affordable. The compiled chain keeps the Python chain's states: rerun
+at ``--steps 80000000 --every 1000``, the z-scored n = 20 rows from 20 million steps on are the table's
+above to the digit (0.062 and 0.035); the shorter rows above came from a separate 20-million-step run,
+whose uniforms differ. Chains above 10 million steps now draw their proposals in blocks
+(``posteriors.mc3_proposals``), so they are other chains than before, of the same law.
+
+| data | burn-in | thin | draws per chain | max edge gap | independent draws | converged |
+| --- | ---: | ---: | ---: | ---: | ---: | --- |
+| d20n20z | 5,000,000 | 10,000 | 500 | 0.090 | 0.090 | yes |
+| d20n20z | 10,000,000 | 10,000 | 500 | 0.086 | 0.072 | yes |
+| d20n20z | 10,000,000 | 10,000 | 1,000 | 0.081 | 0.059 | yes |
+| d20n20z | 40,000,000 | 40,000 | 1,000 | 0.070 | 0.059 | yes |
+| d20n20z | 100,000,000 | 10,000 | 10,000 | 0.028 | 0.019 | yes |
+| d20n20z | 100,000,000 | 20,000 | 5,000 | 0.029 | 0.028 | yes |
+| d20n100z | 5,000,000 | 10,000 | 500 | 0.160 | 0.073 | no |
+| d20n100z | 5,000,000 | 10,000 | 1,000 | 0.119 | 0.050 | no |
+| d20n100z | 10,000,000 | 10,000 | 500 | 0.088 | 0.072 | yes |
+| d20n100z | 10,000,000 | 10,000 | 1,000 | 0.066 | 0.051 | yes |
+| d20n100z | 10,000,000 | 1,000 | 10,000 | 0.154 | 0.018 | no |
+| d20n100z | 40,000,000 | 4,000 | 10,000 | 0.091 | 0.018 | no |
+| d20n100z | 100,000,000 | 10,000 | 10,000 | 0.017 | 0.019 | yes |
+| d20n100z | 200,000,000 | 20,000 | 10,000 | 0.025 | 0.018 | yes |
+| sachs | 5,000,000 | 10,000 | 500 | 0.070 | 0.070 | yes |
+| sachs | 10,000,000 | 10,000 | 1,000 | 0.040 | 0.050 | yes |
+| sachs | 40,000,000 | 4,000 | 10,000 | 0.012 | 0.014 | yes |
+
+(``--steps 20000000 --every 10000`` for the 500- and 1,000-draw rows at burn-in 5 and 10 million;
+``--steps 80000000 --every 1000`` for thin 1,000 and 4,000; ``--steps 200000000 --every 10000`` for the
+other n = 20 rows; ``--steps 400000000 --every 10000`` for the other n = 100 rows, run just before the
+proposals were drawn in blocks.) So study 6's MC3 settings are burn-in 10,000,000 and thin 10,000
+(20 million steps for 1,000 draws; 500 and 1,000 draws agree at n = 20 and 100 and on Sachs), and its
+full check's reference two chains of 200 million steps (burn-in 100,000,000, thin 10,000, 10,000
+draws), which agree at n = 20 and 100. At 10,000 draws the n = 100 chains need more than 80 million
+steps: the slowly mixing mode above is mixed over by 200 million.
 """
 
 from __future__ import annotations
