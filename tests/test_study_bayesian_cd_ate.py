@@ -296,6 +296,8 @@ def test_the_committed_full_check_is_read_back_only_for_a_run_with_its_settings(
     assert len(checks.exact) == data_sets * len(ran["methods"])
     assert set(checks.reference.table["d"]) == set(ran["reference_nodes"])
     assert "not checked: my_method." in checks.source and "exact_check (run at commit " in checks.source
+    assert not checks.convergence_here and "diagnostic is read back from there too" in checks.source
+    pd.testing.assert_frame_equal(checks.convergence, S.load_run(S.CHECK_DIR).convergence.fillna({"setting": ""}))
     with pytest.raises(params.ParameterError, match=rf"checks_from: .*mc3_burn_in = {ran['mc3_burn_in']} there, 500 here"):
         S.check_params({**ran, "checks_from": p["checks_from"], "mc3_burn_in": 500})
     with pytest.raises(params.ParameterError, match="checks_from: notebooks/absent holds no exact_posterior.csv"):
@@ -311,6 +313,27 @@ def test_the_committed_full_check_is_read_back_only_for_a_run_with_its_settings(
     assert not (tmp_path / "saved").exists()  # read back: its tables stay in checks_from
     here = S.checks({**TINY, "exact_nodes": []})
     assert here.here and here.exact is None and here.reference.table.empty and "ran here" in here.source
+
+
+def test_mc3s_two_run_diagnostic_is_read_back_only_for_the_runs_own_data_sets(tmp_path):
+    """A check saves MC3's two-run diagnostic; a run reading that check back (``checks_from``) reads the
+    diagnostic too when it ran on the run's data sets, and runs it here when ``seeds[0]``, ``n_nodes`` or a
+    sample size differ."""
+    p = {**TINY, "methods": ["mc3"], "exact_nodes": [3], "exact_rows": [50], "exact_seeds": 1, "exact_draws": 50,
+         "exact_draws_by_method": {}}
+    ran = S.checks(p)
+    assert ran.convergence_here and list(ran.convergence["setting"]) == ["", "sachs", "n=20"]
+    S.save_checks(ran, study=S.STUDY, params=p, out=tmp_path / "check")
+    back = S.checks({**p, "checks_from": str(tmp_path / "check")})
+    assert not back.convergence_here and "diagnostic is read back from there too" in back.source
+    pd.testing.assert_frame_equal(back.convergence, ran.convergence, check_dtype=False)
+    S.save_checks(back, study=S.STUDY, params=p, out=tmp_path / "saved")
+    assert not (tmp_path / "saved").exists()  # nothing ran here
+    for other in ({"seeds": [1, 0]}, {"n_nodes": 7}, {"sample_sizes": [20, 30]}):
+        again = S.checks({**p, **other, "checks_from": str(tmp_path / "check")})
+        assert again.convergence_here and "diagnostic runs here: the check's ran on other data sets" in again.source
+        assert list(again.convergence["setting"]) == ["", "sachs", *(f"n={n}" for n in {**p, **other}["sample_sizes"])]
+    assert S.checks({**p, "methods": ["bootstrap_ges"], "exact_nodes": []}).convergence is None
 
 
 def test_every_method_scores_the_same_columns_and_the_ates_stay_on_the_raw_ones(tmp_path):

@@ -31,12 +31,14 @@ the methods score): Sachs's chains agree from about a million steps a chain; at 
 thin 10,000: max edge gap 0.028 against 0.019 for independent draws; 80 million steps gave 0.035 against
 0.021). A reference whose chains do not agree is reported as not converged and its rows decide nothing.
 
-:func:`checks` gives a run both checks: run here, or read back from a committed run's folder
-(``checks_from``; the notebook's default is :data:`CHECK_DIR`, the full check of
+:func:`checks` gives a run both checks and MC3's two-run diagnostic: run here, or read back from a
+committed run's folder (``checks_from``; the notebook's default is :data:`CHECK_DIR`, the full check of
 ``notebooks/params/06.exact.yaml``), which is valid for this run only where it was run with the same data
-generator and method settings (:data:`CHECK_SETTINGS`, :func:`check_source`). The verdicts are
-recomputed from the read rows by the current rule, as the paper-scale run's tables are (:mod:`.scale`).
-:func:`save_checks` saves the checks that ran here.
+generator and method settings (:data:`CHECK_SETTINGS`, :func:`check_source`). The diagnostic is read back
+only where it ran on this run's data sets too (the same ``seeds[0]`` and ``n_nodes``, every one of
+``sample_sizes``: :func:`read_convergence`); otherwise it runs here. The verdicts are recomputed from the
+read rows by the current rule, as the paper-scale run's tables are (:mod:`.scale`). :func:`save_checks`
+saves what ran here.
 """
 
 from __future__ import annotations
@@ -207,13 +209,17 @@ def reference_check(p: Mapping[str, Any]) -> ReferenceCheck:
 class Checks(NamedTuple):
     """A run's two checks: ``exact``, the exact-posterior check's rows (None when not run), its
     ``exact_summary``, the ``reference`` check, ``source``, a sentence saying where they come from, and
-    ``here``, whether they ran here (else they were read back from ``checks_from``)."""
+    ``here``, whether they ran here (else they were read back from ``checks_from``); MC3's two-run
+    diagnostic (:func:`mc3_convergence`; None when MC3 is not among the methods) and
+    ``convergence_here``, whether it ran here."""
 
     exact: pd.DataFrame | None
     exact_summary: pd.DataFrame | None
     reference: ReferenceCheck
     source: str
     here: bool
+    convergence: pd.DataFrame | None
+    convergence_here: bool
 
 
 def check_source(p: Mapping[str, Any]) -> tuple[Path, dict[str, Any]] | None:
@@ -243,16 +249,37 @@ def check_source(p: Mapping[str, Any]) -> tuple[Path, dict[str, Any]] | None:
     return folder, stamp
 
 
+def read_convergence(folder: Path, stamp: Mapping[str, Any], p: Mapping[str, Any]) -> pd.DataFrame | None:
+    """The rows of :func:`mc3_convergence` that the check in ``folder`` (its ``exact_posterior`` ``stamp``,
+    :func:`check_source`) saved for this run's data sets, or None when it saved none from the same run, or
+    ran on other ones (another ``seeds[0]`` or ``n_nodes``, or without one of ``sample_sizes``). Its MC3
+    settings are this run's: :func:`check_source` refused any other :data:`CHECK_SETTINGS`."""
+    ran = stamp["parameters"]
+    if (not (folder / "mc3_convergence.provenance.json").is_file() or ran["seeds"][:1] != p["seeds"][:1]
+            or ran["n_nodes"] != p["n_nodes"]
+            or report.read_stamp(folder, "mc3_convergence").get("parameter_hash") != stamp.get("parameter_hash")):
+        return None
+    rows = report.read_table(folder, "mc3_convergence")
+    rows["setting"] = rows["setting"].fillna("")  # the d = 5 data set's, saved empty
+    wanted = ["", "sachs", *(f"n={n}" for n in p["sample_sizes"])]
+    if not set(wanted) <= set(rows["setting"]):
+        return None
+    return rows[rows["setting"].isin(wanted)].reset_index(drop=True)
+
+
 def checks(p: Mapping[str, Any]) -> Checks:
-    """The exact-posterior and reference checks of a run: read back from ``p["checks_from"]``
-    (:func:`check_source`; the verdicts recomputed from the rows) or, when it is None, run here
-    (:func:`exact_check`, :func:`reference_check`)."""
+    """The exact-posterior and reference checks of a run and MC3's two-run diagnostic: read back from
+    ``p["checks_from"]`` (:func:`check_source`, :func:`read_convergence`; the verdicts recomputed from the
+    rows) or, when it is None or (the diagnostic) holds other data sets, run here (:func:`exact_check`,
+    :func:`reference_check`, :func:`mc3_convergence`)."""
     source = check_source(p)
+    mc3 = "mc3" in p["methods"]
     if source is None:
         exact = exact_check(p) if p["exact_nodes"] else None
         summary = None if exact is None else check.check_summary(exact)
         return Checks(exact, summary, reference_check(p), "The checks below ran here, with this run's `exact_*` and "
-                      "`reference_*` parameters.", here=True)
+                      "`reference_*` parameters, and MC3's two-run diagnostic with its MC3 settings.", here=True,
+                      convergence=mc3_convergence(p) if mc3 else None, convergence_here=mc3)
     folder, stamp = source
     ran = stamp["parameters"]
     exact, table = report.read_table(folder, "exact_posterior"), report.read_table(folder, "reference_check")
@@ -269,7 +296,15 @@ def checks(p: Mapping[str, Any]) -> Checks:
             + "`checks_from = None` runs the checks here with this run's `exact_*` and `reference_*` parameters.")
     reference = ReferenceCheck(table, check.reference_summary(table) if not table.empty else pd.DataFrame(),
                                pd.DataFrame())
-    return Checks(exact, check.check_summary(exact), reference, said, here=False)
+    convergence = read_convergence(folder, stamp, p) if mc3 else None
+    if mc3:
+        said += (" MC3's two-run diagnostic is read back from there too: it ran on this run's data sets (the same "
+                 "`seeds[0]`, `n_nodes` and `sample_sizes`) at its MC3 settings." if convergence is not None else
+                 " MC3's two-run diagnostic runs here: the check's ran on other data sets (`seeds[0]`, `n_nodes` or "
+                 "`sample_sizes`).")
+    here = mc3 and convergence is None
+    return Checks(exact, check.check_summary(exact), reference, said, here=False,
+                  convergence=mc3_convergence(p) if here else convergence, convergence_here=here)
 
 
 def save_checks(checks: Checks, **save: Any) -> None:
@@ -277,6 +312,8 @@ def save_checks(checks: Checks, **save: Any) -> None:
     (``save``: its ``study``, ``params`` and ``out``); checks read back stay where they are. The
     reference check's CPU seconds go to ``measured_reference_check_seconds`` (they vary by run and
     machine: git ignores ``measured_*``)."""
+    if checks.convergence_here:
+        report.save_table(checks.convergence.set_index("data"), "mc3_convergence", **save, float_format="{:.4f}")
     if not checks.here:
         return
     if checks.exact is not None:
