@@ -159,3 +159,28 @@ def test_the_kits_own_samplers_check_their_options_from_python(method, bad, mess
     data = pd.DataFrame(np.random.default_rng(0).normal(size=(30, 3)), columns=list("abc"))
     with pytest.raises(ValueError, match=message):
         sample_posterior(method, data, n_samples=2, seed=0, options=bad)
+
+
+def test_a_modules_import_warnings_reach_every_call_not_only_the_first(tmp_path, monkeypatch):
+    """Study 6 records a method's warnings in its counts row; a warning a module raises only when a
+    process first imports it (sumu's, from SciPy) must be recorded on every call, else the row depends
+    on which trial a worker ran first."""
+    import sys
+    import warnings
+
+    (tmp_path / "warns_on_import.py").write_text('import warnings\nwarnings.warn("old API", DeprecationWarning)\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "warns_on_import", raising=False)
+    monkeypatch.delitem(P._IMPORT_WARNINGS, "warns_on_import", raising=False)
+    try:
+        for _ in range(2):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                (module,) = P.optional_modules("m", "warns_on_import")
+            assert module.__name__ == "warns_on_import"
+            assert [(w.category, str(w.message)) for w in caught] == [(DeprecationWarning, "old API")]
+    finally:
+        sys.modules.pop("warns_on_import", None)
+        P._IMPORT_WARNINGS.pop("warns_on_import", None)
+    with pytest.raises(ImportError, match=r'm needs absent_module \(the bayes extra\): pip install'):
+        P.optional_modules("m", "absent_module")

@@ -331,7 +331,7 @@ def test_mc3s_two_run_diagnostic_is_read_back_only_for_the_runs_own_data_sets(tm
     assert not (tmp_path / "saved").exists()  # nothing ran here
     for other in ({"seeds": [1, 0]}, {"n_nodes": 7}, {"sample_sizes": [20, 30]}):
         again = S.checks({**p, **other, "checks_from": str(tmp_path / "check")})
-        assert again.convergence_here and "diagnostic runs here: the check's ran on other data sets" in again.source
+        assert again.convergence_here and "diagnostic runs here: the check holds none for this run's data sets" in again.source
         assert list(again.convergence["setting"]) == ["", "sachs", *(f"n={n}" for n in {**p, **other}["sample_sizes"])]
     assert S.checks({**p, "methods": ["bootstrap_ges"], "exact_nodes": []}).convergence is None
 

@@ -55,6 +55,7 @@ from __future__ import annotations
 import functools
 import math
 import sys
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from types import ModuleType
 from typing import Any
@@ -119,17 +120,29 @@ def own_target(method: str, d: int, options: Mapping[str, Any]) -> tuple[str, tu
     return TARGETS[method](d, options) if method in TARGETS else None
 
 
+#: the warnings each module of :func:`optional_modules` raised when this process imported it
+_IMPORT_WARNINGS: dict[str, list[warnings.WarningMessage]] = {}
+
+
 def optional_modules(method: str, *modules: str) -> tuple[ModuleType, ...]:
     """The modules of the optional ``bayes`` extra that ``method`` needs, imported; a missing one
     is refused with the install command (a method is never silently left out). XLA's dots are
-    pinned as soon as JAX is loaded, before a later module (dibs, optax) could compile one."""
+    pinned as soon as JAX is loaded, before a later module (dibs, optax) could compile one. The
+    warnings a module raised on its first import here (e.g. sumu's DeprecationWarning from SciPy)
+    are raised again on every call, so a caller that records a method's warnings (study 6's counts)
+    records the same ones whichever process ran it first."""
     try:
         for name in modules:
-            __import__(name)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                __import__(name)
+            _IMPORT_WARNINGS.setdefault(name, caught)  # the first import's; later ones find it in sys.modules
             if "jax" in sys.modules:
                 numenv.pin_jax()
     except ImportError as err:
         raise ImportError(f'{method} needs {", ".join(modules)} (the bayes extra): pip install -e ".[bayes]"') from err
+    for w in (w for name in modules for w in _IMPORT_WARNINGS[name]):
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return tuple(sys.modules[name] for name in modules)
 
 

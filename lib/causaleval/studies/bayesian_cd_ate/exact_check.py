@@ -300,8 +300,8 @@ def checks(p: Mapping[str, Any]) -> Checks:
     if mc3:
         said += (" MC3's two-run diagnostic is read back from there too: it ran on this run's data sets (the same "
                  "`seeds[0]`, `n_nodes` and `sample_sizes`) at its MC3 settings." if convergence is not None else
-                 " MC3's two-run diagnostic runs here: the check's ran on other data sets (`seeds[0]`, `n_nodes` or "
-                 "`sample_sizes`).")
+                 " MC3's two-run diagnostic runs here: the check holds none for this run's data sets (the same "
+                 "`seeds[0]` and `n_nodes`, each of `sample_sizes`).")
     here = mc3 and convergence is None
     return Checks(exact, check.check_summary(exact), reference, said, here=False,
                   convergence=mc3_convergence(p) if here else convergence, convergence_here=here)
