@@ -175,6 +175,20 @@ def test_the_paper_parameters_state_the_protocol():
     assert len(S.grid(p)) == 55  # 26 seeds x 2 sample sizes, and Sachs at 3 seeds
 
 
+def test_the_paper_scale_run_is_part_of_the_paper_run_at_its_settings():
+    """06.paper_scale.yaml runs the first seeds of 06.paper.yaml with the same data and method settings
+    (only DiBS's particles and steps, in method_options, and the checks may differ), so its tables are
+    a part of the whole run's."""
+    paper = yaml.safe_load(PAPER_YAML.read_text())
+    part = yaml.safe_load((PAPER_YAML.parent / "06.paper_scale.yaml").read_text())
+    S.check_params(part)
+    assert part["seeds"] == paper["seeds"][:len(part["seeds"])]
+    shared = ["sample_sizes", "sachs", "sachs_seeds", "methods", "n_posterior", "n_nodes", "expected_edges",
+              "noise_sd", "standardize", "pc_alpha", "ges_score", "cpdag_rule", "mc3_burn_in", "mc3_thin",
+              "densities"]
+    assert {k: part[k] for k in shared} == {k: paper[k] for k in shared}
+
+
 def test_a_tiny_paper_run_goes_through_a_local_dask_cluster(monkeypatch):
     distributed = pytest.importorskip("dask.distributed")
     p = {**yaml.safe_load(PAPER_YAML.read_text()), "seeds": [0, 1], "sample_sizes": [20], "n_posterior": 3,
