@@ -112,9 +112,10 @@ full check's reference two chains of 200 million steps (burn-in 100,000,000, thi
 draws), which agree at n = 20 and 100. At 10,000 draws the n = 100 chains need more than 80 million
 steps: the slowly mixing mode above is mixed over by 200 million. These chains' seeds are this
 script's; study 6's own two-run diagnostic (``exact_check.mc3_convergence``: MC3's seeds 0 and 1, 500
-states) at the same settings disagrees at n = 100 in the committed paper-scale run (max edge gap 0.144
-against 0.068 for independent draws; ``figures/06_bayesian_cd_ate/paper_scale/mc3_convergence.csv``),
-so at n = 100 20 million steps sit at the edge of convergence.
+states) at the same settings disagreed at n = 100 in the paper-scale run (max edge gap 0.144 against
+0.068 for independent draws), so at n = 100 20 million steps sit at the edge of convergence, and the
+paper-scale YAMLs run 100 million (burn-in 50,000,000, thin 50,000; their diagnostic in
+``figures/06_bayesian_cd_ate/paper_scale/mc3_convergence.csv``).
 """
 
 from __future__ import annotations
