@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from causaleval import numenv, report
+from causaleval import numenv, paths, report
 
 PROBE = Path(__file__).with_name("numerics_probe.py")
 COVERED = numenv.uncovered() is None
@@ -280,3 +280,39 @@ def test_provenance_says_the_dots_run_on_an_openblas_not_pinned_when_numpy_came_
                           check=True)
     seen = json.loads(done.stdout)  # numpy's OpenBLAS chose its kernel before causaleval set it (unless it is Haswell's)
     assert seen["xla_dots"] == ("pinned OpenBLAS" if seen["pinned"] else "OpenBLAS, not pinned") + " (causaleval.xla_dots)"
+
+
+def _committed_figures() -> list[str]:
+    try:
+        listed = subprocess.run(["git", "ls-files", "figures"], cwd=paths.ROOT, capture_output=True,
+                                text=True, check=True).stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        listed = []
+    if not listed:
+        pytest.skip("not a git checkout of the kit: the committed outputs cannot be told from a user's")
+    return listed
+
+
+def test_every_committed_output_was_made_in_the_kits_numerical_environment():
+    """The committed figures/ are what a user on another processor regenerates only if they were made
+    pinned: each output has a provenance stamp, and each stamp records the pin in force (the kit's
+    variables and XLA flags, every BLAS on the pinned kernel with one thread, XLA's dots on it)."""
+    files = _committed_figures()
+    stamps = [f for f in files if f.endswith(".provenance.json")]
+    outputs = [f for f in files if f not in stamps and Path(f).name not in ("README.md", ".gitignore")]
+    bases = {s[: -len(".provenance.json")] for s in stamps}
+    assert not [o for o in outputs if o.rsplit(".", 1)[0] not in bases], "outputs without a provenance stamp"
+    expected = {**numenv.VARIABLES, "XLA_FLAGS": numenv.pinned_xla_flags("", cap_isa=True)}
+    astray = {}
+    for stamp in stamps:
+        numerics = json.loads((paths.ROOT / stamp).read_text())["numerics"]
+        problems = [what for what, bad in [
+            ("not pinned", not numerics["pinned"]),
+            ("environment", numerics["environment"] != expected),
+            ("BLAS kernel", any(lib["user_api"] == "blas" and lib["architecture"] != expected["OPENBLAS_CORETYPE"]
+                                for lib in numerics["libraries"])),
+            ("threads", any(lib["num_threads"] != 1 for lib in numerics["libraries"])),
+            ("XLA's dots", numerics["xla_dots"] != "pinned OpenBLAS (causaleval.xla_dots)")] if bad]
+        if problems:
+            astray[stamp] = problems
+    assert not astray, f"{len(astray)} of {len(stamps)} stamps: {dict(list(astray.items())[:5])}"
