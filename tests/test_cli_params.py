@@ -312,18 +312,34 @@ def test_provenance_names_the_commit_the_code_started_from_and_what_changed(repo
     (repo / "lib" / "causaleval" / "sub" / "b.py").write_text("B = 3\n")
     assert report.kit_hash() == first["kit_sha256"]  # a running process keeps the hash of the code it imported
     assert not report.code_matches(first, "01_s")  # ... but a checkout is compared as it is now
-    report._kit_hash.cache_clear()  # a new process
+    report._kit_start.cache_clear()  # a new process
     changed_kit = report.code_state("01_s")
     assert changed_kit["kit_sha256"] != first["kit_sha256"] and changed_kit["commit"] == head
     assert "lib/causaleval/sub/b.py" in changed_kit["dirty"]  # (the test repository ignores no caches)
     assert changed_kit["notebook_sha256"] == first["notebook_sha256"]
 
 
+def test_a_commit_made_while_a_run_goes_on_is_not_named_as_its_code(repo):
+    """The stamp names the commit the process started from and what differed then: a later commit
+    (of the kit or not) or edit of the kit does not change it, but a new process sees it."""
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True).stdout.strip()
+    started = report.code_state("01_s")
+    (repo / "lib" / "causaleval" / "a.py").write_text("A = 5\n")
+    (repo / "notes.txt").write_text("later\n")
+    assert report.code_state("01_s") == started  # an edit of the kit after the import: not the running code
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "during the run")
+    assert report.code_state("01_s") == started and started["commit"] == head and started["dirty"] == []
+    report._kit_start.cache_clear()  # a new process
+    later = report.code_state("01_s")
+    assert later["commit"] != head and later["kit_sha256"] != started["kit_sha256"] and later["dirty"] == []
+
+
 def test_outputs_made_before_their_commit_name_it_in_a_fresh_clone(repo, tmp_path_factory, monkeypatch):
     """The usual order: edit the code, run, commit code and outputs together. The stamp names the
     parent commit and the changed file; a fresh clone of the new commit holds the stamped code."""
     (repo / "lib" / "causaleval" / "a.py").write_text("A = 2\n")
-    report._kit_hash.cache_clear()
+    report._kit_start.cache_clear()
     stamp = report.provenance("01_s", {"n": 1})
     (repo / "figures").mkdir()
     (repo / "figures" / "t.provenance.json").write_text(json.dumps(stamp))

@@ -25,7 +25,7 @@ import tempfile
 from collections.abc import Callable, Mapping
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -81,11 +81,33 @@ def kit_hash(kit: Path | None = None) -> str:
     running kernel keeps the code it imported, so an edit of the kit after that must not be
     credited with (or key the cache of) results the old code makes; restart the kernel to
     run and stamp the edited code."""
-    return _kit_hash(kit or paths.KIT)
+    return _kit_start(kit or paths.KIT).sha256
+
+
+class _KitStart(NamedTuple):
+    """The kit as this process imported it: its :func:`kit_hash`, git's HEAD then (None outside
+    git) and the kit's files that differed from that HEAD (None outside git)."""
+
+    sha256: str
+    commit: str | None
+    changed: list[str] | None
 
 
 @functools.lru_cache(maxsize=None)
+def _kit_start(kit: Path) -> _KitStart:
+    """:class:`_KitStart` of ``kit``, taken once per process and folder (at the import of this module
+    for the kit's own), so a commit or an edit made while a run goes on is not credited to it."""
+    head_commit = head()
+    try:
+        changed = None if head_commit is None else sorted(
+            line[3:].strip() for line in _git("status", "--porcelain", "--", str(kit)).splitlines() if line.strip())
+    except (OSError, subprocess.CalledProcessError):
+        head_commit, changed = None, None
+    return _KitStart(_kit_hash(kit), head_commit, changed)
+
+
 def _kit_hash(kit: Path) -> str:
+    """The SHA-256 of :func:`kit_hash` over the files as they are now."""
     digest = hashlib.sha256()
     for path in sorted(kit.rglob("*.py"), key=lambda p: p.relative_to(kit).as_posix()):
         digest.update(path.relative_to(kit).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
@@ -103,12 +125,13 @@ def notebook_hash(text: str) -> str:
 def code_state(study: str) -> dict[str, Any]:
     """What identifies the code that made a study's output: ``kit_sha256`` (:func:`kit_hash`),
     ``notebook`` and ``notebook_sha256`` (:func:`notebook_hash`; None without a notebook),
-    ``commit``: git's HEAD (None outside git), and ``dirty``: the kit's files and the notebook
-    that differ from HEAD (empty for a run from a clean tree; None outside git).
+    ``commit``: git's HEAD when this process imported the kit (None outside git), and ``dirty``:
+    the kit's files that differed from it then and the notebook if it differs from it now (empty
+    for a run from a clean tree; None outside git).
 
     Outputs are written before the commit that holds them exists, so a stamp names the commit
-    the code started from and what had changed; the hashes say whether a checkout holds that
-    code (:func:`code_matches`)."""
+    the code started from and what had changed (a commit made while the run goes on is not
+    named); the hashes say whether a checkout holds that code (:func:`code_matches`)."""
     notebook = paths.study_notebook(study)
     nb_hash = _hash_if_readable(notebook)
     head, dirty = _head_and_changes(notebook, nb_hash)
@@ -121,7 +144,7 @@ def code_matches(code: Mapping[str, Any], study: str) -> bool:
     kit's sources and the study's notebook hash as recorded. A fresh clone of the commit that
     holds an output and its code matches, whichever commit the run started from."""
     notebook = paths.study_notebook(study)
-    return (code.get("kit_sha256") == _kit_hash_now(paths.KIT)
+    return (code.get("kit_sha256") == _kit_hash(paths.KIT)
             and code.get("notebook_sha256") == _hash_if_readable(notebook))
 
 
@@ -131,11 +154,6 @@ def head() -> str | None:
         return _git("rev-parse", "HEAD").strip()
     except (OSError, subprocess.CalledProcessError):
         return None
-
-
-def _kit_hash_now(kit: Path) -> str:
-    """:func:`kit_hash` of the files as they are now (not as this process imported them)."""
-    return _kit_hash.__wrapped__(kit)
 
 
 def _hash_if_readable(notebook: Path | None) -> str | None:
@@ -320,22 +338,22 @@ def _git(*args: str, text: bool = True) -> Any:
 
 
 def _head_and_changes(notebook: Path | None, nb_hash: str | None) -> tuple[str | None, list[str] | None]:
-    """``(HEAD, changed)``: git's HEAD and the files of ``lib/causaleval`` (tracked or untracked)
-    and the notebook (by its sources' hash, so outputs do not count) that differ from it; a user's
+    """``(HEAD, changed)``: git's HEAD when this process imported the kit and the files of
+    ``lib/causaleval`` (tracked or untracked) that differed from it then (:func:`_kit_start`), with
+    the notebook if it differs from that commit's (by its sources' hash, so outputs do not count); a user's
     study's notebook is outside the kit's history and counts as changed. ``(None, None)``
     outside git."""
-    head_commit = head()
-    if head_commit is None:
+    _, head_commit, kit_changed = _kit_start(paths.KIT)
+    if head_commit is None or kit_changed is None:
         return None, None
+    changed = list(kit_changed)
     try:
-        changed = sorted(line[3:].strip() for line in _git("status", "--porcelain", "--", str(paths.KIT)).splitlines()
-                         if line.strip())
         if notebook is not None:
             if paths.is_user_study(notebook):
                 changed.append(paths.display(notebook))
             else:
                 relative = notebook.resolve().relative_to(paths.ROOT).as_posix()
-                if notebook_hash(_git("show", f"HEAD:{relative}")) != nb_hash:
+                if notebook_hash(_git("show", f"{head_commit}:{relative}")) != nb_hash:
                     changed.append(relative)
         return head_commit, changed
     except (OSError, ValueError, subprocess.CalledProcessError):
@@ -428,4 +446,4 @@ def _same_but_last_digits(old: bytes, new: bytes) -> bool:
     return True
 
 
-kit_hash()  # the code this process imports, hashed before any of it can be edited
+kit_hash()  # the code this process imports, hashed (with git's HEAD) before any of it can be edited
