@@ -187,6 +187,8 @@ def test_the_paper_scale_run_is_part_of_the_paper_run_at_its_settings():
               "noise_sd", "standardize", "pc_alpha", "ges_score", "cpdag_rule", "mc3_burn_in", "mc3_thin",
               "densities"]
     assert {k: part[k] for k in shared} == {k: paper[k] for k in shared}
+    assert ({k: v for k, v in part["method_options"].items() if not k.startswith("dibs_")}
+            == {k: v for k, v in paper["method_options"].items() if not k.startswith("dibs_")})
 
 
 def test_a_tiny_paper_run_goes_through_a_local_dask_cluster(monkeypatch):
