@@ -97,8 +97,13 @@ edges on seeds 1 and 2, against the reference's 12.4 and 14.5):
 | ``{"gfn_min_exploration": 0.02, "gfn_steps": 100000}`` | 0.064 | 0.831 | 0.712 | 32.2, 30.3 |
 | ``{"gfn_prefill": 0}`` | 0.069 | 0.847 | 0.728 | 16.0, 19.4 |
 | ``{"gfn_replay": 10000}`` | 0.058 (within) | 0.966 | 0.814 | 15.6, 17.2 |
+| ``{"gfn_steps": 300000}`` | not run | 0.551 | 0.608 | 23.1, 15.6 |
+| ``{"gfn_steps": 300000, "gfn_batch": 128}`` | not run | 0.945 | (stopped) | 35.7 |
 
-None brings seeds 1 and 2 within. More exploration makes every sample denser (at 0.5, 34-36 of the
+The last two rows (``--seeds 1 2``) ran on 2026-11-28 at e8ffaaa, two runs side by side, about 3.5
+and 7.5 minutes a data set; the second was stopped before seed 2. None brings seeds 1 and 2 within:
+six times the steps lower the largest error (0.755 and 0.743 at 50,000; 0.44 and 0.69 at 150,000;
+0.55 and 0.61 at 300,000) but slowly and not monotonically. More exploration makes every sample denser (at 0.5, 34-36 of the
 36 possible edges): the sampler's graphs depend on the states the loss was trained on, so the
 detailed-balance errors are not small on the states the sampler passes through.
 For d >= 10 give a longer ``--reference`` (e.g. ``200000:500:2500``).
