@@ -103,9 +103,9 @@ edges on seeds 1 and 2, against the reference's 12.4 and 14.5):
 The last two rows (``--seeds 1 2``) ran on 2026-11-28 at e8ffaaa, two runs side by side, about 3.5
 and 7.5 minutes a data set; the second was stopped before seed 2. None brings seeds 1 and 2 within:
 six times the steps lower the largest error (0.755 and 0.743 at 50,000; 0.44 and 0.69 at 150,000;
-0.55 and 0.61 at 300,000) but slowly and not monotonically. More exploration makes every sample denser (at 0.5, 34-36 of the
-36 possible edges): the sampler's graphs depend on the states the loss was trained on, so the
-detailed-balance errors are not small on the states the sampler passes through.
+0.55 and 0.61 at 300,000) but slowly and not monotonically. More exploration makes every sample
+denser (at 0.5, 34-36 of the 36 possible edges): the sampler's graphs depend on the states the loss
+was trained on, so the detailed-balance errors are not small on the states the sampler passes through.
 For d >= 10 give a longer ``--reference`` (e.g. ``200000:500:2500``).
 """
 
