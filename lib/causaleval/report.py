@@ -73,15 +73,15 @@ def provenance(study: str, params: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def kit_hash(kit: Path | None = None) -> str:
+def kit_hash() -> str:
     """SHA-256 over the kit's sources ``lib/causaleval/**/*.py``: each file's path relative to
     the kit and its bytes, in sorted path order (caches and data files do not count).
 
-    Computed once per process and folder, when ``causaleval.report`` is first imported: a
+    Computed once per process, when ``causaleval.report`` is first imported: a
     running kernel keeps the code it imported, so an edit of the kit after that must not be
     credited with (or key the cache of) results the old code makes; restart the kernel to
     run and stamp the edited code."""
-    return _kit_start(kit or paths.KIT).sha256
+    return _kit_start(paths.KIT).sha256
 
 
 class _KitStart(NamedTuple):
@@ -90,17 +90,18 @@ class _KitStart(NamedTuple):
 
     sha256: str
     commit: str | None
-    changed: list[str] | None
+    changed: tuple[str, ...] | None
 
 
 @functools.lru_cache(maxsize=None)
 def _kit_start(kit: Path) -> _KitStart:
     """:class:`_KitStart` of ``kit``, taken once per process and folder (at the import of this module
-    for the kit's own), so a commit or an edit made while a run goes on is not credited to it."""
+    for the kit's own; keyed by folder so that tests can point :data:`causaleval.paths.KIT` at a kit of
+    their own), so a commit or an edit made while a run goes on is not credited to it."""
     head_commit = head()
     try:
-        changed = None if head_commit is None else sorted(
-            line[3:].strip() for line in _git("status", "--porcelain", "--", str(kit)).splitlines() if line.strip())
+        changed = None if head_commit is None else tuple(sorted(
+            line[3:].strip() for line in _git("status", "--porcelain", "--", str(kit)).splitlines() if line.strip()))
     except (OSError, subprocess.CalledProcessError):
         head_commit, changed = None, None
     return _KitStart(_kit_hash(kit), head_commit, changed)

@@ -72,9 +72,9 @@ Deviations from the authors, all behind options: the kit's defaults use the MLP 
 learning rate starting 100 times theirs and decaying to their order (cosine, 1e-3 to 1e-5) and half
 their iterations, because their network costs hours per trial on a CPU and their constant 1e-5
 does not reach the posterior here in affordable time (Measured); no target network (the full
-gradient, above), because with one the policy drifts to dense graphs from d = 6-8 (Measured); the
-minibatch is drawn with replacement (theirs without); ``P_F`` of a masked edge is exactly 0 (theirs:
-logit -1e5).
+gradient, above), because with one the policy misses on some data sets from d = 6 and drifts to
+dense graphs from d = 8 (Measured); the minibatch is drawn with replacement (theirs without);
+``P_F`` of a masked edge is exactly 0 (theirs: logit -1e5).
 
 Measured (this machine, one core beside other work; CPU time of :func:`causaleval.bayes._gfn_jax.train`
 and of the whole method):
