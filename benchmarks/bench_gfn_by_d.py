@@ -117,10 +117,11 @@ of uniform actions too (25.0, 16.5 and 35.3 edges; 0.89, 0.75 and 0.92). Trained
 only (no prefill, no uniform action: the branch's probe-only switch) it stays sparse: largest error
 0.102, 0.124 and 0.851 (7.1, 10.9 and 12.9 edges; seed 2 misses a mode) and 0.279 on Sachs (8.7
 edges against 10.6; 50,000 steps each). The same on-policy training without the look-ahead is
-denser than the references (seeds 1 and 2: 15.4 and 19.2 edges; 1.00 and 0.83). So the uniform
-exploration feeds the drift and the look-ahead start lets training do without it, but then a mode
-the one-step ratio does not see stays missed: exploration that is not uniform (a tempered policy,
-say) is what remains to try.
+denser than the references (seeds 1 and 2: 15.4 and 19.2 edges; 1.00 and 0.83). With the look-ahead
+and a constant 20% of actions drawn from the policy tempered at T = 3 (not uniformly; the branch's
+other probe-only switch): 0.105, 0.142 and 0.851 (7.2, 11.3 and 13.2 edges), the same. So the
+uniform exploration feeds the drift and the look-ahead start lets training do without it, but a
+mode the one-step ratio does not see stays missed, by a tempered policy too.
 For d >= 10 give a longer ``--reference`` (e.g. ``200000:500:2500``).
 """
 
