@@ -107,21 +107,22 @@ six times the steps lower the largest error (0.755 and 0.743 at 50,000; 0.44 and
 denser (at 0.5, 34-36 of the 36 possible edges): the sampler's graphs depend on the states the loss
 was trained on, so the detailed-balance errors are not small on the states the sampler passes through.
 Tried and not kept (2026-11-28, branch ``next/gfn-lookahead``, not merged; most runs beside the
-regeneration of study 6): a look-ahead policy, whose log-odds of adding edge e against stopping are
-the network's output plus e's BGe delta score and log P_B (the untrained policy adds e with the
-one-step reward ratio R(G + e) P_B / R(G)), the deltas kept per state and recomputed for the changed
-node only. Untrained it is not dense at d = 9: 6.3, 11.8 and 12.6 edges on seeds 0-2 (the references
-9.0, 12.4 and 14.5). Trained with the defaults' exploration it drifts to near-complete graphs (31.8,
-35.1 and 35.0 of the 36 possible edges; largest error 0.72, 0.90 and 0.92), and with a constant 5%
-of uniform actions too (25.0, 16.5 and 35.3 edges; 0.89, 0.75 and 0.92). Trained on its own actions
-only (no prefill, no uniform action: the branch's probe-only switch) it stays sparse: largest error
-0.102, 0.124 and 0.851 (7.1, 10.9 and 12.9 edges; seed 2 misses a mode) and 0.279 on Sachs (8.7
-edges against 10.6; 50,000 steps each). The same on-policy training without the look-ahead is
-denser than the references (seeds 1 and 2: 15.4 and 19.2 edges; 1.00 and 0.83). With the look-ahead
-and a constant 20% of actions drawn from the policy tempered at T = 3 (not uniformly; the branch's
-other probe-only switch): 0.105, 0.142 and 0.851 (7.2, 11.3 and 13.2 edges), the same. So the
-uniform exploration feeds the drift and the look-ahead start lets training do without it, but a
-mode the one-step ratio does not see stays missed, by a tempered policy too.
+regeneration of study 6): a look-ahead policy, whose log-odds of adding edge e against stopping are the
+network's output plus e's BGe delta score and log P_B (the untrained policy adds e with the one-step
+reward ratio R(G + e) P_B / R(G)), the deltas kept per state and recomputed for the changed node only.
+Untrained it is not dense at d = 9: 6.3, 11.8 and 12.6 edges on seeds 0-2 (the references 9.0, 12.4 and
+14.5). Trained with the defaults' exploration it drifts to near-complete graphs (31.8, 35.1 and 35.0 of
+the 36 possible edges; largest error 0.72, 0.90 and 0.92), and with a constant 5% of uniform actions too
+(25.0, 16.5 and 35.3 edges; 0.89, 0.75 and 0.92). Trained on its own actions only (no prefill, no
+uniform action: the branch's probe-only switch) it stays sparse: largest error 0.102, 0.124 and 0.851
+(7.1, 10.9 and 12.9 edges; on seed 2 every sample orients 0 - 8 as 0 -> 8, which the reference holds at
+0.149) and 0.279 on Sachs (8.7 edges against 10.6; 50,000 steps each). The same on-policy training
+without the look-ahead is denser than the references (seeds 1 and 2: 15.4 and 19.2 edges; 1.00 and
+0.83). With the look-ahead and a constant 20% of actions drawn from the policy tempered at T = 3 (not
+uniformly; the branch's other probe-only switch): 0.105, 0.142 and 0.851 (7.2, 11.3 and 13.2 edges), the
+same. So the uniform exploration feeds the drift and the look-ahead start lets training do without it,
+but trained on its own actions it fixes an orientation one way (seed 2; 0.851 with the tempered
+policy too).
 For d >= 10 give a longer ``--reference`` (e.g. ``200000:500:2500``).
 """
 
