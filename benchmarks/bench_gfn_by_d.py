@@ -123,8 +123,8 @@ uniformly; the branch's other probe-only switch): 0.105, 0.142 and 0.851 (7.2, 1
 same. So the uniform exploration feeds the drift and the look-ahead start lets training do without it,
 but trained on its own actions it fixes an orientation one way (seed 2; 0.851 with the tempered policy
 too). On Sachs at 100,000 steps (seeds 0-2, on-policy) it gives 0.278, 0.270 and 0.254 with 8.6-8.7
-edges against the reference's 10.6: worse than the defaults' 0.125, 0.083 and 0.060, about two edges per sample
-fewer than the reference.
+edges against the reference's 10.6: worse than the defaults' 0.125, 0.083 and 0.060, about two edges
+per sample fewer than the reference.
 For d >= 10 give a longer ``--reference`` (e.g. ``200000:500:2500``).
 """
 
