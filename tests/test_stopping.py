@@ -68,7 +68,7 @@ def _start(tmp_path: Path, short: Path, tag: str) -> subprocess.Popen:
                             preexec_fn=_die_with_pytest)
 
 
-def _exit_code(proc: subprocess.Popen, timeout: float = 60) -> int:
+def _exit_code(proc: subprocess.Popen, timeout: float = 180) -> int:
     """The stopped run's exit code; a few seconds alone (the handler interrupts the kernel at once),
     ``timeout`` under the load of make test. A run still alive then is aborted (SIGABRT: with
     ``PYTHONFAULTHANDLER`` set, Python prints every thread's stack) and the test fails with its stderr."""
@@ -263,7 +263,7 @@ def test_a_command_stopped_before_its_run_begins_says_so_and_exits_130(tmp_path,
     proc = subprocess.Popen([*command, "run", "software_tvd", "--params-file", str(fifo)],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True, preexec_fn=_die_with_pytest)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 180
     while True:  # a non-blocking open for writing succeeds once the command has opened the FIFO to read
         try:
             writer = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
