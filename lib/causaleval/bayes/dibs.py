@@ -35,8 +35,9 @@ to 2 expected edges per node, ``p = 4 / (d - 1)``, which is at least 1 for ``d <
 there (``log(1 - p)`` is undefined). So ``dibs_edges_per_node = None`` is dibs-lib's 2 where that is a
 prior (``d >= 6``: Sachs, and study 6's d = 20, whose own graphs have 40 expected edges, 2 per node)
 and 1 below (``p = 2 / (d - 1)``, at most 2/3 for ``d >= 4``); a value given whose ``p`` is at least
-1 is refused. Study 6 runs 200 steps at its notebook defaults to stay within its time budget and says
-so in its methods table.
+1 is refused. Study 6 runs 200 steps at its notebook defaults to stay within its time budget (its run
+description gives the method options); ``notebooks/params/06.dibs_authors.yaml`` runs its two checks at
+1,000, and notebook 06 sets them beside (``checks_beside``).
 
 Measured on study 6's ``synthetic(0, n, 20, 40, 0.1)`` (42 true edges), seed 0, 20 particles,
 edges per particle (mean): at n = 20, ``k = 1`` 200 steps 0-3 (1.1), ``k = 2`` 200 steps 4-10 (7.2),
