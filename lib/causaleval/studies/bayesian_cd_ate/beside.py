@@ -58,11 +58,13 @@ def read_beside(folder: str, p: Mapping[str, Any]) -> Beside:
     with their methods relabelled (:func:`label`). Refused, naming the folder and the parameter, when it
     holds no readable exact-posterior check or drew its data with another ``noise_sd`` than ``p``."""
     where = paths.NOTEBOOKS / folder
+    expected = "expected the folder of a committed run of study 6's checks (e.g. notebooks/params/06.bcd_authors.yaml's)"
+    if not (where / "exact_posterior.csv").is_file():
+        raise params.ParameterError(f"checks_beside: {folder} holds no exact_posterior.csv; {expected}")
     try:
         stamp = report.read_stamp(where, "exact_posterior")
     except ValueError as err:
-        raise params.ParameterError(f"checks_beside: {folder}: {err}; expected the folder of a committed run of "
-                                    "study 6's checks (e.g. notebooks/params/06.bcd_authors.yaml's)") from None
+        raise params.ParameterError(f"checks_beside: {folder}: {err}; {expected}") from None
     ran = stamp["parameters"]
     if ran.get("noise_sd") != p["noise_sd"]:
         raise params.ParameterError(f"checks_beside: {folder} ran with noise_sd = {ran.get('noise_sd')!r}, this run with "
