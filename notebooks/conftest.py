@@ -5,11 +5,6 @@ committed figures/ (the kernel inherits both)."""
 
 import causaleval  # noqa: F401,I001  (first: causaleval.numenv)
 
-import atexit
-import os
-import shutil
-import tempfile
+from causaleval import paths
 
-if "CAUSALEVAL_FIGURES" not in os.environ:  # made once, by the process that starts the run, and removed at its end
-    os.environ["CAUSALEVAL_FIGURES"] = tempfile.mkdtemp(prefix="causaleval-figures-")
-    atexit.register(shutil.rmtree, os.environ["CAUSALEVAL_FIGURES"], ignore_errors=True)
+paths.scratch_figures()

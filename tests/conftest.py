@@ -5,16 +5,13 @@ figures/), and the kernel inherits that."""
 
 import causaleval  # noqa: F401,I001  (first: causaleval.numenv)
 
-import atexit
 import os
-import shutil
-import tempfile
 
 import pytest
 
-if "CAUSALEVAL_FIGURES" not in os.environ:  # made once, by the process that starts the run, and removed at its end
-    os.environ["CAUSALEVAL_FIGURES"] = tempfile.mkdtemp(prefix="causaleval-figures-")
-    atexit.register(shutil.rmtree, os.environ["CAUSALEVAL_FIGURES"], ignore_errors=True)
+from causaleval import paths
+
+paths.scratch_figures()
 os.environ.setdefault("RAYON_NUM_THREADS", "1")
 # The paper's own KDL files (licence unknown, never in the repository) beside the checkout, when there
 _SHARED_KDL = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data", "kdl")

@@ -17,7 +17,7 @@ PAPER_YAML = paths.ROOT / "notebooks" / "params" / "06.paper.yaml"
 TINY = dict(seeds=[0, 1], sample_sizes=[20], sachs=False, sachs_seeds=2, methods=["bootstrap_ges", "mc3"], n_posterior=4,
             n_nodes=6, expected_edges=6.0, noise_sd=0.1, standardize=True, pc_alpha=0.05, ges_score="bic", cpdag_rule="random_extension",
             mc3_burn_in=50, mc3_thin=2, densities=[0.0, 0.3], figure_pair=None, method_options={}, checks_from=None,
-            exact_nodes=[], reference_nodes=[],
+            checks_beside=[], exact_nodes=[], reference_nodes=[],
             n_jobs=1, plugins=[], output_dir=None)
 
 
@@ -166,6 +166,44 @@ def test_bad_parameters_are_refused():
         S.check_params({**TINY, "seeds": [1, 1]})
     with pytest.raises(ValueError, match="figure_pair"):
         S.check_params({**TINY, "figure_pair": ["PKA", "Nope"]})
+
+
+def test_more_exact_seeds_than_seeds_is_refused_naming_both():
+    """The exact check runs on the first ``exact_seeds`` of ``seeds``: asking for more is refused, not cut short."""
+    checked = {**TINY, "exact_nodes": [4], "exact_rows": [50], "exact_draws": 10}
+    with pytest.raises(params.ParameterError, match=r"exact_seeds: 3 with seeds = \[0, 1\]; .* expected at most 2"):
+        S.check_params({**checked, "exact_seeds": 3})
+    S.check_params({**checked, "exact_seeds": 2})
+
+
+def test_checks_at_other_settings_are_read_back_beside_the_runs_own(tmp_path):
+    """``checks_beside``: a committed check of a method at other settings (BCD Nets at its authors') is read
+    back, each method named with the options it ran with, its rows under the run's own rows of the same
+    method on the same data sets, the verdicts recomputed; a folder without a check, or one drawn with
+    another noise_sd, is refused naming the folder."""
+    folder = "../figures/06_bayesian_cd_ate/bcd_authors"
+    ran = yaml.safe_load((paths.NOTEBOOKS / "params" / "06.exact.yaml").read_text())
+    other = S.read_beside(folder, ran)
+    assert set(other.exact["method"]) == {"bcdnets (bcd_lr 0.001, bcd_steps 20000)"} and "run at commit" in other.source
+    ours = S.checks({**ran, "checks_from": "../figures/06_bayesian_cd_ate/exact_check"})
+    exact, exact_summary, reference, reference_summary = S.beside(ours.exact, ours.reference.table, [other],
+                                                                 ran["method_options"])
+    names = ["bcdnets (its defaults)", "bcdnets (bcd_lr 0.001, bcd_steps 20000)"]
+    assert list(exact_summary["method"]) == names and list(reference_summary["method"]) == names
+    assert list(exact["method"]) == names * (len(exact) // 2)  # per data set: the run's row, then the other's
+    assert set(map(tuple, exact[["d", "n", "seed"]].values)) == set(map(tuple, other.exact[["d", "n", "seed"]].values))
+    assert (exact_summary["verdict"] == verdicts.DOES_NOT_HOLD).all()
+    with pytest.raises(params.ParameterError, match="checks_beside: absent holds no exact_posterior.csv"):
+        S.check_params({**TINY, "checks_beside": ["absent"]})
+    damaged = tmp_path / "damaged"
+    damaged.mkdir()
+    shutil.copy(S.CHECK_DIR / "exact_posterior.csv", damaged)
+    (damaged / "exact_posterior.provenance.json").write_text("{")
+    with pytest.raises(params.ParameterError, match="checks_beside: .*damaged: .*not a readable provenance stamp"):
+        S.check_params({**TINY, "checks_beside": [str(damaged)]})
+    with pytest.raises(params.ParameterError, match=f"checks_beside: {folder} ran with noise_sd = 0.1, this run with 0.2"):
+        S.check_params({**TINY, "noise_sd": 0.2, "checks_beside": [folder]})
+    assert S.beside(None, pd.DataFrame(), [], {})[0].empty
 
 
 def test_the_paper_parameters_state_the_protocol():

@@ -12,7 +12,10 @@ tables. Runs with other parameters go to ``runs/`` (see :func:`causaleval.report
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,6 +44,17 @@ def cache_root() -> Path:
 def figures_root() -> Path:
     """Where runs at the defaults write (``CAUSALEVAL_FIGURES`` overrides ``figures/``)."""
     return Path(os.environ.get("CAUSALEVAL_FIGURES", ROOT / "figures"))
+
+
+def scratch_figures() -> Path:
+    """Send tables and figures of runs at the defaults to a temporary folder (``CAUSALEVAL_FIGURES``)
+    instead of ``figures/``, as the test suite and nbval do, so that they never write over the committed
+    outputs: made once, by the process that first calls this (child processes and kernels inherit the
+    variable), and removed when that process ends."""
+    if "CAUSALEVAL_FIGURES" not in os.environ:
+        os.environ["CAUSALEVAL_FIGURES"] = tempfile.mkdtemp(prefix="causaleval-figures-")
+        atexit.register(shutil.rmtree, os.environ["CAUSALEVAL_FIGURES"], ignore_errors=True)
+    return Path(os.environ["CAUSALEVAL_FIGURES"])
 
 
 def study_dirs() -> list[Path]:

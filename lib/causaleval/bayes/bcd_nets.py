@@ -115,8 +115,9 @@ defaults: Sachs 3.0 (17 in the consensus graph), a d = 11, n = 100 synthetic dat
 of the authors' rule (0.025 at d = 11, 0.012 at d = 20, n = 100) prunes hard.
 
 At the authors' 20,000 steps and learning rate 1e-3 (everything else already theirs), on study 6's
-exact-check data sets (``notebooks/params/06.exact.yaml``: 4,000 draws; run 2026-11-28 at the code of
-commit d12fca2, 536 CPU s for the 12), DAG TV / floor beside the committed check at the defaults:
+exact-check data sets (``notebooks/params/06.exact.yaml``: 4,000 draws; the run of
+``notebooks/params/06.bcd_authors.yaml``, committed in ``figures/06_bayesian_cd_ate/bcd_authors/``, first run
+2026-11-28 at commit d12fca2), DAG TV / floor beside the committed check at the defaults:
 
 =====  ===  ====  ==============  ==============
 d      n    seed  defaults        authors'
@@ -135,11 +136,10 @@ d      n    seed  defaults        authors'
 5      200  2     0.69 / 0.088    0.65 / 0.088
 =====  ===  ====  ==============  ==============
 
-On Sachs at the authors' settings, against two MC3 chains of 3 million steps (burn-in 1,000,000, thin
-1,000; 10.6 edges a DAG): 0.72 edges a sample, largest edge-marginal error 0.964 (the committed
-reference check at the defaults: 1.47 edges, 0.963), 184 CPU s. So the published BCD Nets, as written
-here, is no closer to the BGe posterior at its authors' settings than at the kit's: 4.6-37 floors
-away on every data set.
+On Sachs at the authors' settings, against the full check's two MC3 chains of 200 million steps
+(burn-in 100,000,000, thin 10,000; 10.65 edges a DAG): 0.72 edges a sample, largest edge-marginal error
+0.965, as at the defaults (1.47 edges, 0.965). So the published BCD Nets, as written here, is no closer
+to the BGe posterior at its authors' settings than at the kit's: 4.6-37 floors away on every data set.
 
 Deterministic for a seed, on any x86-64 processor with AVX2: all randomness comes from
 ``jax.random.PRNGKey(seed)``, XLA on CPU is deterministic with its dots compiled as calls of the pinned

@@ -99,8 +99,8 @@ and of the whole method):
 * The decaying rate does both (with the target network). On study 6's exact-check data sets (d = 4 and 5, n = 50 and 200,
   seeds 0-2, standardised: the twelve of ``notebooks/params/06.exact.yaml``), 1,500 samples each, DAG
   TV over the floor of as many exact draws: the defaults (MLP, cosine 1e-3 to 1e-5, 50,000 steps)
-  0.79-1.20 on all twelve (within twice the floor on every one), 17-30 s each (the run of that file,
-  4,000 samples: 0.86-1.36); 20,000 steps
+  0.79-1.20 on all twelve (within twice the floor on every one), 17-30 s each (that file's run with the
+  target network, 4,000 samples: 0.86-1.36); 20,000 steps
   1.03-2.27 (two of twelve above twice the floor: 4.57 at d = 4, n = 200, seed 2 and 2.27 at d = 5,
   n = 200, seed 0); decaying to 1e-6 instead 1.42-5.19 on those three; batch 128, 20,000 steps
   1.09-1.47 on those three.
@@ -116,8 +116,8 @@ and of the whole method):
   is within on all twelve, DAG TV 0.63-1.32 times the floor (the target network 0.86-1.36; the
   committed run: ``figures/06_bayesian_cd_ate/exact_check/exact_posterior.csv``). At Sachs it gives 10.5-11.4 edges
   against 10.6 at 100,000 steps (largest error 0.060-0.125 on three seeds; 0.40 at 50,000 steps),
-  where the target network gives 51 edges (0.99); at d = 20 (study 6's n = 20, seed 0, against two
-  chains of 80 million steps that agree) 83.0 edges against 78.5, largest error 0.46, mean 0.083
+  where the target network gives 51 edges (0.99); at d = 20 (study 6's n = 20, seed 0, against the full
+  check's two chains of 200 million steps, which agree) 83.0 edges against 78.5, largest error 0.45, mean 0.083
   (the target network: 144.6 edges, 0.98 and 0.30). It costs about a quarter more time (133 s against
   107 s at d = 20). A trial is chaotic in its numerics: its result changes with the seed and
   with the dots' kernels, so these are judged on three seeds.

@@ -18,7 +18,7 @@ sumu's BGe local scores are the kit's (test), so the fair prior is the whole dif
 scores Gadget against the kit's posterior (the prior's difference with any sampling error) and against
 its own target's exact posterior (sampling error alone). Against the kit's posterior: DAG TV 0.16-0.34 against floors of
 0.06-0.08 on d = 4, n = 200, seeds 0-1, 1,500 draws; with ``notebooks/params/06.exact.yaml``'s 12
-data sets (d = 4 and 5, 4,000 draws) DAG TV 0.02-0.59, within twice the floor on 3 (2026-11-25).
+data sets (d = 4 and 5, 4,000 draws) DAG TV 0.02-0.59, within twice the floor on 3 (the committed full check).
 
 Candidate parents: every parent outside the ``K`` candidates of a node is scored only in sets of at
 most ``min(3, K)``, so ``K`` must cover the true parent sets. Study 6's d = 20 graphs (40 expected

@@ -22,6 +22,7 @@ import pandas as pd
 from causaleval import parallel, params
 from causaleval.bayes.check import check_summary, reference_summary
 from causaleval.bayes.posteriors import check_size
+from causaleval.studies.bayesian_cd_ate.beside import beside, read_beside
 from causaleval.studies.bayesian_cd_ate.claims import claims, claims_text
 from causaleval.studies.bayesian_cd_ate.data import sachs, settings, synthetic
 from causaleval.studies.bayesian_cd_ate.exact_check import (
@@ -40,10 +41,10 @@ from causaleval.studies.bayesian_cd_ate.trials import POSTERIOR_OPTIONS, pair_sc
 
 STUDY = "06_bayesian_cd_ate"
 
-__all__ = ["CHECK_DIR", "CHOSEN_PAIR", "PAPER_NAMES", "PAPER_PAIR", "PAPER_SCALE", "PAPER_SCALE_DIR", "PAPER_TABLES", "SEVEN", "STUDY", "agreement", "check_params", "check_source", "check_summary", "checks",
+__all__ = ["CHECK_DIR", "CHOSEN_PAIR", "PAPER_NAMES", "PAPER_PAIR", "PAPER_SCALE", "PAPER_SCALE_DIR", "PAPER_TABLES", "SEVEN", "STUDY", "agreement", "beside", "check_params", "check_source", "check_summary", "checks",
            "claims", "claims_text", "comparison_interval", "config", "describe_run", "exact_check", "figure3_text", "figure2", "figure3", "grid", "is_scale_run", "labelled", "layout", "left_out", "load_run",
            "mc3_convergence", "methods_table", "not_run", "pair_scores", "paper_table", "per_seed", "reference_check", "save_checks",
-           "reference_summary", "run", "run_trial", "sachs",
+           "read_beside", "reference_summary", "run", "run_trial", "sachs",
            "settings", "summary_table", "summary_text", "synthetic", "table_setting", "weighted_unique"]
 
 
@@ -62,6 +63,10 @@ def check_params(p: Mapping[str, Any]) -> None:
         raise params.ParameterError("sample_sizes = [] and sachs = false: no data set to run; give a sample size "
                                     "or sachs: true")
     checked_here = check_source(p) is None  # else read back from checks_from, which must fit this run
+    if checked_here and p["exact_nodes"] and p["exact_seeds"] > len(p["seeds"]):
+        raise params.ParameterError(f"exact_seeds: {p['exact_seeds']} with seeds = {p['seeds']}; the exact check runs "
+                                    f"on the first exact_seeds of seeds, so expected at most {len(p['seeds'])} (or "
+                                    "more seeds)")
     sizes = ([p["n_nodes"]] if p["sample_sizes"] else []) + ([11] if p["sachs"] else []) \
         + (list(p["exact_nodes"]) + list(p["reference_nodes"]) if checked_here else [])
     for method in p["methods"]:  # e.g. DiBS's prior exists only where its edge probability is below 1
@@ -70,6 +75,8 @@ def check_params(p: Mapping[str, Any]) -> None:
                 check_size(method, d, p["method_options"])
             except ValueError as err:
                 raise params.ParameterError(f"method_options: {err} (a data set of this run has {d} variables)") from None
+    for folder in p["checks_beside"]:  # each must hold a committed check on this run's kind of data
+        read_beside(folder, p)
     if p["sachs"] and p["sachs_seeds"] > len(p["seeds"]):
         params.announce(STUDY, f"sachs_seeds = {p['sachs_seeds']} is more than the {len(p['seeds'])} seed(s) of "
                                f"seeds = {p['seeds']}: Sachs runs at those {len(p['seeds'])}")

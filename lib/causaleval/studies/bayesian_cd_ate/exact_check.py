@@ -25,11 +25,13 @@ columns the study's methods score: :func:`~.data.scored`) a long MC3 run is the 
 ``reference_draws`` states every ``reference_thin`` steps each) and every method's edge marginals are
 compared with it (:func:`causaleval.bayes.check.reference_check`; the same BGe posterior as the exact
 check's, so the same target). Measured (``benchmarks/bench_mc3_reference.py``, on the z-scored columns
-the methods score): Sachs's chains agree from about a million steps a chain; at d = 20 two chains of
-1,000 draws agree from burn-in 10,000,000, thin 10,000 (study 6's MC3 settings), and of 10,000 draws
-(the full check's reference) only from about 200 million steps a chain at n = 20 (burn-in 100,000,000,
-thin 10,000: max edge gap 0.028 against 0.019 for independent draws; 80 million steps gave 0.035 against
-0.021). A reference whose chains do not agree is reported as not converged and its rows decide nothing.
+the methods score): Sachs's chains agree from about a million steps a chain; at d = 20, n = 20 two chains
+of 1,000 draws agree from burn-in 10,000,000, thin 10,000 (study 6's MC3 settings; at n = 100 the full
+check's two-run diagnostic at those settings, 500 states a run, does not), and two of 10,000 draws (the
+full check's reference) from about 80 million steps a chain (max edge gap 0.035 against 0.021 for
+independent draws; the full check's 200 million, burn-in 100,000,000 and thin 10,000: 0.028 against
+0.019; at n = 100 the same 200 million give 0.034 against 0.017, not converged by the rule below).
+A reference whose chains do not agree is reported as not converged and its rows decide nothing.
 
 :func:`checks` gives a run both checks and MC3's two-run diagnostic: run here, or read back from a
 committed run's folder (``checks_from``; the notebook's default is :data:`CHECK_DIR`, the full check of
