@@ -232,7 +232,8 @@ def test_the_paper_scale_run_is_part_of_the_paper_run_at_its_settings():
 def test_a_tiny_paper_run_goes_through_a_local_dask_cluster(monkeypatch):
     distributed = pytest.importorskip("dask.distributed")
     p = {**yaml.safe_load(PAPER_YAML.read_text()), "seeds": [0, 1], "sample_sizes": [20], "n_posterior": 3,
-         "n_nodes": 6, "expected_edges": 6.0, "mc3_burn_in": 50, "mc3_thin": 2, "methods": ["bootstrap_ges", "mc3"]}
+         "n_nodes": 6, "expected_edges": 6.0, "mc3_burn_in": 50, "mc3_thin": 2, "methods": ["bootstrap_ges", "mc3"],
+         "exact_seeds": 2}
     S.check_params(p)
     local = S.run({**p, "sachs": False})
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
