@@ -128,18 +128,21 @@ per sample fewer than the reference.
 Where it misses at d = 9 (2026-11-29 at 4c6de35, beside the full check; probes outside the kit, not
 kept): on seed 1 the reference holds a collider of four parents, X4, X5, X7, X8 -> X1, each at 1.00;
 the defaults' samples hold them at 0.47, 0.28, 0.64 and 0.41 and put 0.2-0.7 on most absent edges
-(largest error 0.72 on X5 -> X1), and score 60 nats below MC3's on average (BGe, -2,088 against
--2,027 over 200 samples each). Seed 2's miss is also a collider (X3 -> X7 <- X4, above). A single
-edge of a collider is score-equivalent in either direction, so building a graph one edge at a time
-it pays only once two or more parents are in: credit over several steps, which a detailed-balance
-loss passes on one transition at a time. The minibatch loss shows it: at d = 8, seed 0 it falls from
-about 0.8 to 0.06 once exploration reaches its floor (after 25,000 updates), the share of stop
-actions rising to the reference's 1 in 8; at d = 9, seed 1 it is still 0.71 after 50,000 updates,
-1 action in 20 a stop. Not helping at d = 9 (largest error on seeds 1 and 2; the defaults 0.755 and
-0.743): a reward tempered as ``R^beta``, beta rising geometrically from 0.01 to 1 over the first
-half of the updates, 0.98 and 0.69 (15.9 and 17.4 edges); from 0.1 over the first 80%, 0.997 and
-0.772 (seed 0: 0.078); a learning rate of 3e-3, 0.85 and 0.73; exploration falling over the first
-10% of the updates instead of 50%, 0.99 and 0.73.
+(the largest error, 0.755, is an absent edge, X7 -> X8 at 0.78; X5 -> X1 misses by 0.72), and score
+60 nats below MC3's on average (BGe, -2,088 against -2,027 over 200 samples each). Seed 2's miss is
+also a collider (X3 -> X7 <- X4, above). A single edge of a collider is score-equivalent in either
+direction, so building a graph one edge at a time it pays only once two or more parents are in:
+credit over several steps, which a detailed-balance loss passes on one transition at a time. The
+minibatch loss (``_gfn_jax.train``'s trace, means over 5,000 updates) shows it: at d = 8, seed 0 it
+is 0.66-0.90 from 5,000 to 30,000 updates (exploration reaches its floor at 25,000), then 0.17 over
+the next 5,000 and 0.06 by the end, the share of stop actions rising to the reference's 1 in 8; at
+d = 9, seed 1 it is still 0.71 after 50,000 updates, 1 action in 20 a stop. Not helping at d = 9
+(largest error on seeds 1 and 2; the defaults 0.755 and 0.743; the learning rate by ``--options
+'{"gfn_lr": 3e-3}'``, the others by a modified copy of ``_gfn_jax`` that the kit does not hold): a
+reward tempered as ``R^beta``, beta rising geometrically from 0.01 to 1 over the first half of the
+updates, 0.98 and 0.69 (15.9 and 17.4 edges); from 0.1 over the first 80%, 0.997 and 0.772 (seed 0:
+0.078); a learning rate of 3e-3, 0.85 and 0.73; exploration falling over the first 10% of the updates
+instead of 50%, 0.99 and 0.73.
 For d >= 10 give a longer ``--reference`` (e.g. ``200000:500:2500``).
 """
 
