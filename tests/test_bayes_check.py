@@ -163,7 +163,7 @@ def test_the_study_runs_the_reference_check_from_its_parameters():
          "pc_alpha": 0.05, "ges_score": "bic", "cpdag_rule": "random_extension", "mc3_burn_in": 2000, "mc3_thin": 10,
          "method_options": {}, "exact_draws": 300, "exact_draws_by_method": {}, "reference_nodes": [4],
          "reference_burn_in": 2000, "reference_thin": 20, "reference_draws": 500,
-         "reference_method_draws": 300}
+         "reference_method_draws": 300, "n_jobs": 1}
     table, summary, seconds = exact_check.reference_check(p)
     assert list(table["n"]) == [50, 80] and (table["d"] == 4).all() and (table["draws"] == 300).all()
     assert list(table["method"]) == ["mc3"] * 2 and (table["reference draws"] == 1000).all()
@@ -216,3 +216,18 @@ def test_the_kits_wrapped_methods_name_their_own_targets():
     label, prior = posteriors.own_target("dibs", 11, {})
     assert "2 expected edges per node" in label and prior == exact.erdos_renyi_prior(11, 0.4)
     assert posteriors.own_target("bcd_nets", 4, {})[1] is None
+
+
+def test_the_checks_give_the_same_rows_on_two_processes_as_on_one():
+    """Each (data set, method) pair and each reference chain seeds itself: two loky workers give the
+    rows one process gives, in the same order (only the CPU seconds may differ)."""
+    data_sets = [({"seed": 0}, chain_data(0)), ({"seed": 1}, chain_data(1, d=3))]
+    methods = ["bootstrap_pc", "mc3"]
+    options = MC3 | {"pc_alpha": 0.05, "cpdag_rule": "random_extension"}
+    one, two = (check.exact_check(methods, data_sets, n_draws=200, options=options, n_jobs=n) for n in (1, 2))
+    pd.testing.assert_frame_equal(one, two)
+    reference = {"burn_in": 500, "thin": 5, "n_draws": 200}
+    one, two = (check.reference_check(methods, data_sets, n_draws=200, options=options, reference=reference,
+                                      n_jobs=n).drop(columns="seconds") for n in (1, 2))
+    pd.testing.assert_frame_equal(one, two)
+    assert list(one["method"]) == ["bootstrap_pc", "mc3"] * 2

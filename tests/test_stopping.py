@@ -38,6 +38,15 @@ def _tree(root: int) -> set[int]:
     return found
 
 
+def _cmdline(pid: int) -> str:
+    """``pid``'s command line; empty for a process that ended since it was listed (a short-lived
+    helper of the kernel's start: reading its /proc entry then raises ProcessLookupError)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_text(errors="replace")
+    except OSError:
+        return ""
+
+
 def _alive(pids: set[int]) -> set[int]:
     alive = set()
     for pid in pids:
@@ -96,7 +105,7 @@ def _wait_for_workers(proc: subprocess.Popen, timeout: float = 300) -> set[int]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         tree = _tree(proc.pid)
-        commands = " ".join(Path(f"/proc/{p}/cmdline").read_text(errors="replace") for p in _alive(tree))
+        commands = " ".join(_cmdline(p) for p in _alive(tree))
         if commands.count("LokyProcess") >= 2:
             return tree
         if proc.poll() is not None:

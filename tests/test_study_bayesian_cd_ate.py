@@ -193,13 +193,13 @@ def test_checks_at_other_settings_are_read_back_beside_the_runs_own(tmp_path):
     assert list(exact["method"]) == names * (len(exact) // 2)  # per data set: the run's row, then the other's
     assert set(map(tuple, exact[["d", "n", "seed"]].values)) == set(map(tuple, other.exact[["d", "n", "seed"]].values))
     assert (exact_summary["verdict"] == verdicts.DOES_NOT_HOLD).all()
-    with pytest.raises(params.ParameterError, match="checks_beside: absent holds no exact_posterior.csv"):
+    with pytest.raises(params.ParameterError, match="checks_beside: notebooks/absent holds no exact_posterior.csv"):
         S.check_params({**TINY, "checks_beside": ["absent"]})
     damaged = tmp_path / "damaged"
     damaged.mkdir()
     shutil.copy(S.CHECK_DIR / "exact_posterior.csv", damaged)
     (damaged / "exact_posterior.provenance.json").write_text("{")
-    with pytest.raises(params.ParameterError, match="checks_beside: .*damaged: .*not a readable provenance stamp"):
+    with pytest.raises(params.ParameterError, match="checks_beside: .*damaged/exact_posterior.provenance.json: not a readable provenance stamp"):
         S.check_params({**TINY, "checks_beside": [str(damaged)]})
     with pytest.raises(params.ParameterError, match=f"checks_beside: {folder} ran with noise_sd = 0.1, this run with 0.2"):
         S.check_params({**TINY, "noise_sd": 0.2, "checks_beside": [folder]})

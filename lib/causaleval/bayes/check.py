@@ -74,7 +74,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from causaleval import verdicts
+from causaleval import parallel, verdicts
 from causaleval.bayes import exact
 from causaleval.bayes.posteriors import own_target, sample_posterior
 
@@ -96,7 +96,8 @@ def tv_floor(data: pd.DataFrame | np.ndarray, n_draws: int, seed: int,
 
 
 def exact_check(methods: Sequence[str], data_sets: Sequence[tuple[Mapping[str, Any], pd.DataFrame]], *,
-                n_draws: int, options: Mapping[str, Any], draws_by_method: Mapping[str, int] | None = None) -> pd.DataFrame:
+                n_draws: int, options: Mapping[str, Any], draws_by_method: Mapping[str, int] | None = None,
+                n_jobs: int = 1) -> pd.DataFrame:
     """One row per (data set, method): the labels of the data set (``data_sets`` pairs labels, which
     must hold the ``seed`` the method runs with, with data of at most 5 columns), the method, its
     number of draws (``n_draws``, or ``draws_by_method[method]`` for a method whose cost grows with
@@ -104,35 +105,38 @@ def exact_check(methods: Sequence[str], data_sets: Sequence[tuple[Mapping[str, A
     ratio, whether it is within the floor, the mean absolute edge-marginal error, for a method with
     a target of its own (module notes) that target and the same four against its exact posterior
     (empty where the method has none, or its target has no BGe form), and the method's warnings (kept,
-    not printed)."""
-    rows = []
-    for labels, data in data_sets:
-        seed = int(labels["seed"])
-        floors: dict[tuple[int, tuple[float, ...] | None], float] = {}
+    not printed). The (data set, method) pairs run on ``n_jobs`` processes
+    (:func:`causaleval.parallel.run_trials`; each seeds itself, so the rows are the same for any ``n_jobs``)."""
+    grid = [{"labels": dict(labels), "data": data, "method": method, "options": dict(options),
+             "n_draws": int((draws_by_method or {}).get(method, n_draws))}
+            for labels, data in data_sets for method in methods]
+    return pd.DataFrame(parallel.run_trials(_exact_row, grid, n_jobs=n_jobs, progress=False, desc="exact check"))
 
-        def floor_of(n: int, log_prior: tuple[float, ...] | None) -> float:
-            if (n, log_prior) not in floors:
-                floors[n, log_prior] = tv_floor(data, n, seed, log_prior)
-            return floors[n, log_prior]
 
-        for method in methods:
-            n = int((draws_by_method or {}).get(method, n_draws))
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                dags = sample_posterior(method, data, n_samples=n, seed=seed, options=options)
-            tv, floor = exact.dag_tv(dags, data), floor_of(n, None)
-            label, log_prior = own_target(method, data.shape[1], options) or ("", None)
-            own = {"own target": label, "own DAG TV": np.nan, "own floor": np.nan, "own TV / floor": np.nan,
-                   "own within floor": None}
-            if log_prior is not None:
-                own_tv, own_floor = exact.dag_tv(dags, data, log_prior), floor_of(n, log_prior)
-                own |= {"own DAG TV": own_tv, "own floor": own_floor, "own TV / floor": own_tv / own_floor,
-                        "own within floor": own_tv <= FACTOR * own_floor}
-            rows.append({**labels, "method": method, "draws": n, "DAG TV": tv, "floor": floor,
-                         "TV / floor": tv / floor, "within floor": tv <= FACTOR * floor,
-                         "edge MAE": exact.edge_distance(dags, data), **own,
-                         "notes": "; ".join(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))})
-    return pd.DataFrame(rows)
+def _exact_row(labels: Mapping[str, Any], data: pd.DataFrame, method: str, options: Mapping[str, Any],
+               n_draws: int) -> dict[str, Any]:
+    """:func:`exact_check`'s row of one method on one data set."""
+    seed = int(labels["seed"])
+    dags, notes = _sample(method, data, n_draws, seed, options)
+    tv, floor = exact.dag_tv(dags, data), tv_floor(data, n_draws, seed)
+    label, log_prior = own_target(method, data.shape[1], options) or ("", None)
+    own = {"own target": label, "own DAG TV": np.nan, "own floor": np.nan, "own TV / floor": np.nan,
+           "own within floor": None}
+    if log_prior is not None:
+        own_tv, own_floor = exact.dag_tv(dags, data, log_prior), tv_floor(data, n_draws, seed, log_prior)
+        own |= {"own DAG TV": own_tv, "own floor": own_floor, "own TV / floor": own_tv / own_floor,
+                "own within floor": own_tv <= FACTOR * own_floor}
+    return {**labels, "method": method, "draws": n_draws, "DAG TV": tv, "floor": floor,
+            "TV / floor": tv / floor, "within floor": tv <= FACTOR * floor,
+            "edge MAE": exact.edge_distance(dags, data), **own, "notes": notes}
+
+
+def _sample(method: str, data: pd.DataFrame, n: int, seed: int, options: Mapping[str, Any]) -> tuple[np.ndarray, str]:
+    """``n`` DAGs of ``method`` on ``data`` and its warnings, joined (kept, not printed)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        dags = sample_posterior(method, data, n_samples=n, seed=seed, options=options)
+    return dags, "; ".join(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
 
 
 def check_summary(check: pd.DataFrame) -> pd.DataFrame:
@@ -236,64 +240,85 @@ def long_chain_reference(data: pd.DataFrame, *, burn_in: int, thin: int, n_draws
     on Sachs (d = 11), 0.3-0.6 us on study 6's z-scored d = 20 data at n = 100 and 0.8-1.2 us at n = 20
     (about 63 and 78 edges a DAG); 200 million steps a chain, study 6's full check, take about 40 CPU s
     for both chains on Sachs and 330 s at d = 20, n = 20."""
-    options = {"mc3_burn_in": int(burn_in), "mc3_thin": int(thin)}
+    return long_chain_references([data], burn_in=burn_in, thin=thin, n_draws=n_draws, seeds=seeds)[0]
+
+
+def long_chain_references(datas: Sequence[pd.DataFrame], *, burn_in: int, thin: int, n_draws: int,
+                          seeds: tuple[int, int] = REFERENCE_SEEDS, n_jobs: int = 1) -> list[Reference]:
+    """:func:`long_chain_reference` of each data set of ``datas``, its chains (two per data set) run on
+    ``n_jobs`` processes (:func:`causaleval.parallel.run_trials`; each chain seeds itself, so the
+    references are the same for any ``n_jobs``); ``seconds`` sums the two chains' CPU seconds."""
+    grid = [{"data": data, "burn_in": int(burn_in), "thin": int(thin), "n_draws": int(n_draws), "seed": s}
+            for data in datas for s in seeds]
+    chains = parallel.run_trials(_chain, grid, n_jobs=n_jobs, progress=False, desc="reference chains")
+    references = []
+    for (f1, t1), (f2, t2) in zip(chains[::2], chains[1::2]):
+        gap = chain_gap(f1, f2, n_draws, seeds[0])
+        references.append(Reference(frequencies=(f1 + f2) / 2, draws=2 * int(n_draws), gap=gap["gap"],
+                                    gap_reference=gap["reference"], converged=bool(gap["agree"]),
+                                    burn_in=int(burn_in), thin=int(thin), seeds=tuple(seeds), seconds=t1 + t2))
+    return references
+
+
+def _chain(data: pd.DataFrame, burn_in: int, thin: int, n_draws: int, seed: int) -> tuple[np.ndarray, float]:
+    """One reference chain's edge frequencies and its CPU seconds."""
     start = time.process_time()
-    f1, f2 = (sample_posterior("mc3", data, n_samples=n_draws, seed=s, options=options).mean(axis=0) for s in seeds)
-    seconds = time.process_time() - start
-    gap = chain_gap(f1, f2, n_draws, seeds[0])
-    return Reference(frequencies=(f1 + f2) / 2, draws=2 * n_draws, gap=gap["gap"], gap_reference=gap["reference"],
-                     converged=bool(gap["agree"]), burn_in=int(burn_in), thin=int(thin), seeds=tuple(seeds),
-                     seconds=seconds)
+    dags = sample_posterior("mc3", data, n_samples=n_draws, seed=seed,
+                            options={"mc3_burn_in": burn_in, "mc3_thin": thin})
+    return dags.mean(axis=0), time.process_time() - start
 
 
 def reference_check(methods: Sequence[str], data_sets: Sequence[tuple[Mapping[str, Any], pd.DataFrame]], *,
                     n_draws: int, options: Mapping[str, Any], reference: Mapping[str, Any] | Sequence[Reference],
-                    draws_by_method: Mapping[str, int] | None = None) -> pd.DataFrame:
+                    draws_by_method: Mapping[str, int] | None = None, n_jobs: int = 1) -> pd.DataFrame:
     """One row per (data set, method) of the long-chain reference check (module notes). ``data_sets``
     pairs labels (which must hold the ``seed`` the method runs with) with data; ``reference`` is either
     the keyword arguments of :func:`long_chain_reference` (``burn_in``, ``thin``, ``n_draws``, optionally
     ``seeds``), run once per data set, or one :class:`Reference` per data set, already run. A method
-    draws ``n_draws`` DAGs (``draws_by_method[method]`` for those named there) with ``options``. Columns:
+    draws ``n_draws`` DAGs (``draws_by_method[method]`` for those named there) with ``options``. The
+    reference chains, then the (data set, method) pairs, run on ``n_jobs`` processes
+    (:func:`causaleval.parallel.run_trials`; the rows are the same for any ``n_jobs``). Columns:
     the labels, ``method``, ``draws``, ``max error`` and ``mean error`` against the reference, their
     floors (``max floor``, ``mean floor``), ``within floor`` (both errors at most ``FACTOR`` times their
     floors), ``edges`` and ``reference edges`` (expected edges per DAG), the reference's ``reference
     draws``, ``reference gap``, ``gap reference`` and ``reference converged``, the method's CPU
     ``seconds`` and its warnings (``notes``, kept, not printed)."""
     if isinstance(reference, Mapping):
-        references = [long_chain_reference(data, **reference) for _, data in data_sets]
+        references = long_chain_references([data for _, data in data_sets], **reference, n_jobs=n_jobs)
     else:
         references = list(reference)
         if len(references) != len(data_sets):
             raise ValueError(f"{len(references)} references for {len(data_sets)} data sets; expected one each")
-    rows = []
-    for (labels, data), ref in zip(data_sets, references):
-        seed = int(labels["seed"])
+    for (_, data), ref in zip(data_sets, references):
         d = data.shape[1]
         if ref.frequencies.shape != (d, d):
             raise ValueError(f"reference of shape {ref.frequencies.shape} for data of {d} columns")
-        off = ~np.eye(d, dtype=bool)
-        r = ref.frequencies[off]
-        floors: dict[int, tuple[float, float]] = {}
-        for method in methods:
-            n = int((draws_by_method or {}).get(method, n_draws))
-            if n not in floors:
-                floors[n] = binomial_error(r, n, ref.draws, seed)
-            max_floor, mean_floor = floors[n]
-            start = time.process_time()
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                dags = sample_posterior(method, data, n_samples=n, seed=seed, options=options)
-            seconds = time.process_time() - start
-            error = np.abs(dags.mean(axis=0)[off] - r)
-            max_error, mean_error = float(error.max()), float(error.mean())
-            rows.append({**labels, "method": method, "draws": n, "max error": max_error, "max floor": max_floor,
-                         "mean error": mean_error, "mean floor": mean_floor,
-                         "within floor": max_error <= FACTOR * max_floor and mean_error <= FACTOR * mean_floor,
-                         "edges": float(dags.sum(axis=(1, 2)).mean()), "reference edges": ref.edges,
-                         "reference draws": ref.draws, "reference gap": ref.gap, "gap reference": ref.gap_reference,
-                         "reference converged": ref.converged, "seconds": seconds,
-                         "notes": "; ".join(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))})
-    return pd.DataFrame(rows)
+    grid = [{"labels": dict(labels), "data": data, "method": method, "options": dict(options), "reference": ref,
+             "n_draws": int((draws_by_method or {}).get(method, n_draws))}
+            for (labels, data), ref in zip(data_sets, references) for method in methods]
+    return pd.DataFrame(parallel.run_trials(_reference_row, grid, n_jobs=n_jobs, progress=False,
+                                            desc="reference check"))
+
+
+def _reference_row(labels: Mapping[str, Any], data: pd.DataFrame, method: str, options: Mapping[str, Any],
+                   reference: Reference, n_draws: int) -> dict[str, Any]:
+    """:func:`reference_check`'s row of one method on one data set."""
+    seed = int(labels["seed"])
+    off = ~np.eye(data.shape[1], dtype=bool)
+    r = reference.frequencies[off]
+    max_floor, mean_floor = binomial_error(r, n_draws, reference.draws, seed)
+    start = time.process_time()
+    dags, notes = _sample(method, data, n_draws, seed, options)
+    seconds = time.process_time() - start
+    error = np.abs(dags.mean(axis=0)[off] - r)
+    max_error, mean_error = float(error.max()), float(error.mean())
+    return {**labels, "method": method, "draws": n_draws, "max error": max_error, "max floor": max_floor,
+            "mean error": mean_error, "mean floor": mean_floor,
+            "within floor": max_error <= FACTOR * max_floor and mean_error <= FACTOR * mean_floor,
+            "edges": float(dags.sum(axis=(1, 2)).mean()), "reference edges": reference.edges,
+            "reference draws": reference.draws, "reference gap": reference.gap,
+            "gap reference": reference.gap_reference, "reference converged": reference.converged,
+            "seconds": seconds, "notes": notes}
 
 
 def reference_summary(table: pd.DataFrame) -> pd.DataFrame:

@@ -22,6 +22,7 @@ import pandas as pd
 from causaleval import params, paths, report
 from causaleval.bayes import check
 from causaleval.bayes.posteriors import OPTIONS
+from causaleval.studies.bayesian_cd_ate.exact_check import check_stamp
 from causaleval.studies.bayesian_cd_ate.paper import PAPER_NAMES
 
 EXACT_KEYS = ["d", "n", "seed"]
@@ -38,7 +39,7 @@ class Beside(NamedTuple):
 
 
 def label(method: str, options: Mapping[str, Any]) -> str:
-    """A method's paper name with the options of its own that a run set, e.g. ``bcd-nets (bcd_steps 20000,
+    """A method's paper name with the options of its own that a run set, e.g. ``bcdnets (bcd_steps 20000,
     bcd_lr 0.001)``, or ``(its defaults)`` when the run set none. ``method`` is the paper's name."""
     kit_name = next((k for k, v in PAPER_NAMES.items() if v == method), method)
     own = [f"{k} {v}" for k, v in options.items() if k in OPTIONS.get(kit_name, {})]
@@ -58,13 +59,8 @@ def read_beside(folder: str, p: Mapping[str, Any]) -> Beside:
     with their methods relabelled (:func:`label`). Refused, naming the folder and the parameter, when it
     holds no readable exact-posterior check or drew its data with another ``noise_sd`` than ``p``."""
     where = paths.NOTEBOOKS / folder
-    expected = "expected the folder of a committed run of study 6's checks (e.g. notebooks/params/06.bcd_authors.yaml's)"
-    if not (where / "exact_posterior.csv").is_file():
-        raise params.ParameterError(f"checks_beside: {folder} holds no exact_posterior.csv; {expected}")
-    try:
-        stamp = report.read_stamp(where, "exact_posterior")
-    except ValueError as err:
-        raise params.ParameterError(f"checks_beside: {folder}: {err}; {expected}") from None
+    stamp = check_stamp(where, "checks_beside", "expected the folder of a committed run of study 6's checks "
+                        "(e.g. notebooks/params/06.bcd_authors.yaml's)")
     ran = stamp["parameters"]
     if ran.get("noise_sd") != p["noise_sd"]:
         raise params.ParameterError(f"checks_beside: {folder} ran with noise_sd = {ran.get('noise_sd')!r}, this run with "

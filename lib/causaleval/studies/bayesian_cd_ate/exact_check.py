@@ -40,7 +40,10 @@ generator and method settings (:data:`CHECK_SETTINGS`, :func:`check_source`). Th
 only where it ran on this run's data sets too (the same ``seeds[0]`` and ``n_nodes``, every one of
 ``sample_sizes``: :func:`read_convergence`); otherwise it runs here. The verdicts are recomputed from the
 read rows by the current rule, as the paper-scale run's tables are (:mod:`.scale`). :func:`save_checks`
-saves what ran here.
+saves what ran here. Checks run here go through :func:`causaleval.parallel.run_trials` on the run's
+``n_jobs`` processes, as its trials do: the exact check's and the reference check's (data set, method)
+pairs, the reference chains and MC3's two runs per data set, each seeded from its own arguments, so
+their rows are the same for any ``n_jobs``.
 """
 
 from __future__ import annotations
@@ -51,7 +54,7 @@ from typing import Any, NamedTuple
 
 import pandas as pd
 
-from causaleval import params, paths, report
+from causaleval import parallel, params, paths, report
 from causaleval.bayes import check
 from causaleval.studies.bayesian_cd_ate.data import sachs, scored, standardised, synthetic
 from causaleval.studies.bayesian_cd_ate.paper import paper_name
@@ -76,7 +79,7 @@ def exact_check(p: Mapping[str, Any]) -> pd.DataFrame:
     data_sets = [({"d": d, "n": n, "seed": seed}, standardised(synthetic(seed, n, d, float(d), p["noise_sd"])[1]))
                  for d in p["exact_nodes"] for n in p["exact_rows"] for seed in p["seeds"][:p["exact_seeds"]]]
     table = check.exact_check(p["methods"], data_sets, n_draws=p["exact_draws"], options=_options(p),
-                              draws_by_method=p["exact_draws_by_method"])
+                              draws_by_method=p["exact_draws_by_method"], n_jobs=p["n_jobs"])
     return table.assign(method=table["method"].map(paper_name))
 
 
@@ -146,7 +149,8 @@ def _two_runs(row: pd.Series) -> str:
 
 def mc3_convergence(p: Mapping[str, Any]) -> pd.DataFrame:
     """The two-run diagnostic of MC3 at the study's settings (module notes): one row per data set, its
-    ``setting`` the study's (``n=20``, ``sachs``; empty for the d = 5 one)."""
+    ``setting`` the study's (``n=20``, ``sachs``; empty for the d = 5 one); the data sets on ``n_jobs``
+    processes (:func:`causaleval.parallel.run_trials`)."""
     seed = p["seeds"][0]
     data_sets = [(f"synthetic d = 5, n = {DIAGNOSTIC_ROWS}, standardised", "",
                   standardised(synthetic(seed, DIAGNOSTIC_ROWS, 5, 5.0, p["noise_sd"])[1])),
@@ -154,9 +158,11 @@ def mc3_convergence(p: Mapping[str, Any]) -> pd.DataFrame:
     for n in p["sample_sizes"]:
         data = synthetic(seed, n, p["n_nodes"], p["expected_edges"], p["noise_sd"])[1]
         data_sets.append((f"synthetic d = {p['n_nodes']}, n = {n}, seed {seed}", f"n={n}", scored(f"n={n}", data, p)))
+    grid = [{"method": "mc3", "data": data, "n_draws": DIAGNOSTIC_DRAWS, "seeds": (0, 1), "options": _options(p)}
+            for _, _, data in data_sets]
+    gaps = parallel.run_trials(check.two_run_gap, grid, n_jobs=p["n_jobs"], progress=False, desc="MC3 two runs")
     rows = []
-    for name, setting, data in data_sets:
-        gap = check.two_run_gap("mc3", data, n_draws=DIAGNOSTIC_DRAWS, seeds=(0, 1), options=_options(p))
+    for (name, setting, _), gap in zip(data_sets, gaps):
         rows.append({"data": name, "setting": setting, "burn-in": p["mc3_burn_in"], "thin": p["mc3_thin"],
                      "kept states": DIAGNOSTIC_DRAWS, "max edge gap": gap["gap"], "independent draws": gap["reference"],
                      f"within {check.FACTOR:g}x": gap["agree"]})
@@ -202,7 +208,7 @@ def reference_check(p: Mapping[str, Any]) -> ReferenceCheck:
     reference = {"burn_in": p["reference_burn_in"], "thin": p["reference_thin"], "n_draws": p["reference_draws"]}
     table = check.reference_check(p["methods"], data_sets, n_draws=p["reference_method_draws"],
                                   options=_options(p), reference=reference,
-                                  draws_by_method=p["exact_draws_by_method"])
+                                  draws_by_method=p["exact_draws_by_method"], n_jobs=p["n_jobs"])
     table = table.assign(method=table["method"].map(paper_name))
     keys = [*data_sets[0][0], "method"]
     return ReferenceCheck(table.drop(columns="seconds"), check.reference_summary(table), table[[*keys, "seconds"]])
@@ -233,14 +239,8 @@ def check_source(p: Mapping[str, Any]) -> tuple[Path, dict[str, Any]] | None:
     if p["checks_from"] is None:
         return None
     folder = paths.NOTEBOOKS / p["checks_from"]
-    expected = ("expected a run with exact_nodes (e.g. notebooks/params/06.exact.yaml), or checks_from = None to "
-                "run the checks here")
-    if not (folder / "exact_posterior.csv").is_file():
-        raise params.ParameterError(f"checks_from: {paths.display(folder)} holds no exact_posterior.csv; {expected}")
-    try:
-        stamp = report.read_stamp(folder, "exact_posterior")
-    except ValueError as err:
-        raise params.ParameterError(f"checks_from: {err}; {expected}") from None
+    stamp = check_stamp(folder, "checks_from", "expected a run with exact_nodes (e.g. notebooks/params/06.exact.yaml), "
+                        "or checks_from = None to run the checks here")
     ran = stamp["parameters"]
     differ = [k for k in CHECK_SETTINGS if ran.get(k) != p[k]]
     if differ:
@@ -249,6 +249,18 @@ def check_source(p: Mapping[str, Any]) -> tuple[Path, dict[str, Any]] | None:
                                     "so its verdicts are not this run's; set checks_from = None to run the checks "
                                     "with this run's settings")
     return folder, stamp
+
+
+def check_stamp(folder: Path, parameter: str, expected: str) -> dict[str, Any]:
+    """The provenance stamp of the exact-posterior check committed in ``folder``, which the parameter
+    ``parameter`` names. Raises :class:`causaleval.params.ParameterError`, naming both and what was
+    ``expected``, when the folder holds no ``exact_posterior.csv`` or no readable stamp of it."""
+    if not (folder / "exact_posterior.csv").is_file():
+        raise params.ParameterError(f"{parameter}: {paths.display(folder)} holds no exact_posterior.csv; {expected}")
+    try:
+        return report.read_stamp(folder, "exact_posterior")
+    except ValueError as err:
+        raise params.ParameterError(f"{parameter}: {err}; {expected}") from None
 
 
 def read_convergence(folder: Path, stamp: Mapping[str, Any], p: Mapping[str, Any]) -> pd.DataFrame | None:
