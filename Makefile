@@ -36,10 +36,11 @@ system-packages:
 	fi
 
 # Unit tests and the notebooks run side by side on two workers (nbval keeps each notebook's
-# cells together on one worker: --dist loadscope).
+# cells together on one worker: --dist loadscope); the 15 slowest items are listed at the end, so a
+# slow run on another machine says where its time went.
 test: $(STAMP) system-packages  ## the layer contract, unit tests, property tests and nbval over notebooks/*.ipynb
 	$(VENV)/bin/lint-imports
-	CAUSALEVAL_REQUIRE_POSTGRES=1 CAUSALEVAL_REQUIRE_BROWSER=1 exec $(WITH_MAKE) $(PY) -m pytest -n 2 --dist loadscope
+	CAUSALEVAL_REQUIRE_POSTGRES=1 CAUSALEVAL_REQUIRE_BROWSER=1 exec $(WITH_MAKE) $(PY) -m pytest -n 2 --dist loadscope --durations=15
 
 reproduce: $(STAMP)  ## run every study notebook at its defaults; rewrites figures/, then lists outputs that differ from git HEAD
 	exec $(WITH_MAKE) $(PY) -m causaleval reproduce
