@@ -143,6 +143,15 @@ reward tempered as ``R^beta``, beta rising geometrically from 0.01 to 1 over the
 updates, 0.98 and 0.69 (15.9 and 17.4 edges); from 0.1 over the first 80%, 0.997 and 0.772 (seed 0:
 0.078); a learning rate of 3e-3, 0.85 and 0.73; exploration falling over the first 10% of the updates
 instead of 50%, 0.99 and 0.73.
+Sub-trajectory balance (Madan et al. 2023) in place of detailed balance does not help either (2026-11-29
+at 4154223, alone on the machine; a probe outside the kit, not kept). Whole trajectories were stored
+(actions and delta scores), and the loss was taken over a window of up to ``K`` transitions from a
+random start. Each (a, b) sub-window in it was weighted lambda^(b - a), and its residual was the sum of
+the kit's detailed-balance residuals, whose stop terms telescope. Everything else was the defaults.
+K = 6, lambda 0.9: 0.881 and 0.713 (16.3 and 17.0 edges; 2.5 min a data set). K = 12, lambda 0.99:
+0.935 and 0.690 (17.3 and 17.8 edges; 4.5 min). So it stops the drift to dense graphs (31.7 edges
+on seed 1 at the defaults) but not the miss: credit over a window of transitions alone does not find
+seed 1's four-parent collider.
 For d >= 10 give a longer ``--reference`` (e.g. ``200000:500:2500``).
 """
 
