@@ -184,3 +184,22 @@ def test_a_modules_import_warnings_reach_every_call_not_only_the_first(tmp_path,
         P._IMPORT_WARNINGS.pop("warns_on_import", None)
     with pytest.raises(ImportError, match=r'm needs absent_module \(the bayes extra\): pip install'):
         P.optional_modules("m", "absent_module")
+
+
+def test_a_methods_notes_keep_its_warnings_but_not_those_meant_for_developers():
+    """Study 6's counts and checks record a method's warnings; a DeprecationWarning of a library it
+    imports (sumu's, from SciPy) says nothing of the DAGs and is left out; a RuntimeWarning stays."""
+    import warnings
+
+    @P.register_posterior("_test_warns")
+    def warns(data, *, n_samples, seed, options):
+        warnings.warn("old API", DeprecationWarning)
+        warnings.warn("overflow encountered in exp", RuntimeWarning)
+        warnings.warn("overflow encountered in exp", RuntimeWarning)
+        return np.zeros((n_samples, data.shape[1], data.shape[1]), bool)
+
+    try:
+        dags, notes = P.sample_noted("_test_warns", _frame(), n_samples=2, seed=0, options=OPTIONS)
+        assert dags.shape[0] == 2 and notes == "RuntimeWarning: overflow encountered in exp"
+    finally:
+        P.POSTERIORS.pop("_test_warns")

@@ -89,10 +89,11 @@ def test_tables_agreement_and_claims_from_a_run():
     resolution = S.paper_table("Table 1").groupby("metric")["mean"].agg(lambda v: v.max() - v.min())
     wide = (table["high"] - table["low"]) > table["metric"].map(resolution)
     assert (table.loc[wide & inside, "status"] == verdicts.UNDECIDED).all()
-    assert table["scale"].str.startswith("2 of the paper's 26 seed(s)").all()
+    assert table["scale"].str.startswith("2 seed(s) against the paper's 26").all()
     claims = S.claims(per_seed, result["distributions"], TINY).set_index("claim")
     assert set(claims["verdict"]) <= set(verdicts.VERDICTS)
     assert claims.loc["wd_lower_n100", "verdict"] == verdicts.NOT_TESTED and "n=100" in claims.loc["wd_lower_n100", "evidence"]
+    assert "in n=100" not in claims.loc["wd_lower_n100", "evidence"]  # the setting not run is named once, not per method
     assert claims.loc["recall_highest_gflownet_sachs", "verdict"] == verdicts.NOT_TESTED
     assert claims.loc["density_filter_n20", "evidence"] != ""
     for claim in ("recall_high_n20", "density_filter_n20"):  # they count modes, at 4 of the paper's 1,000 DAGs
@@ -103,6 +104,7 @@ def test_tables_agreement_and_claims_from_a_run():
     assert list(layout["method"]) == [S.PAPER_NAMES[m] for m in S.SEVEN]
     assert layout.set_index("method").loc["mc3", "WD (ours)"].startswith(f"{row['mean']:.3f}")
     assert layout.set_index("method").loc["bootstrap-pc", "WD (ours)"] == "not in `methods`"
+    assert layout.set_index("method").loc["bootstrap-pc", "Precision (paper)"] == "0.52 ± 0.0106"  # as printed
 
 
 def test_an_unchanged_precision_is_not_a_raise():
@@ -573,6 +575,10 @@ def test_a_reference_label_is_judged_on_the_tables_own_data_where_the_run_has_it
     assert sachs.startswith("holds on Sachs d = 11, n = 853 (1 seed)")
     assert n20.startswith("does not hold on synthetic d = 20, n = 20 (1 seed)")
     assert n100.startswith("does not hold on Sachs d = 11, n = 853 (1 seed); synthetic d = 20, n = 20 (1 seed)")
+    assert "converged" not in sachs + n20 + n100
+    unconverged = S.labelled(layout, "n=20", reference=reference.assign(**{"reference converged": [True, False]}))
+    assert unconverged[label].iloc[0] == ("undecided on synthetic d = 20, n = 20 (1 seed) (max error 0.50, floor 0.05; "
+                                          "the reference converged on 0 of 1 data sets)")
 
 
 def test_a_saved_run_from_before_standardize_reads_back_as_raw_columns(tmp_path):

@@ -66,7 +66,6 @@ DAGs can estimate.
 from __future__ import annotations
 
 import time
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -76,7 +75,7 @@ import pandas as pd
 
 from causaleval import parallel, verdicts
 from causaleval.bayes import exact
-from causaleval.bayes.posteriors import own_target, sample_posterior
+from causaleval.bayes.posteriors import own_target, sample_noted, sample_posterior
 
 FACTOR = 2.0  # within the floor: TV (or gap) at most twice what exact (or independent) draws give
 MAX_FLOOR = 0.1  # the exact check can tell only where i.i.d. exact draws are this close to the posterior
@@ -117,7 +116,7 @@ def _exact_row(labels: Mapping[str, Any], data: pd.DataFrame, method: str, optio
                n_draws: int) -> dict[str, Any]:
     """:func:`exact_check`'s row of one method on one data set."""
     seed = int(labels["seed"])
-    dags, notes = _sample(method, data, n_draws, seed, options)
+    dags, notes = sample_noted(method, data, n_samples=n_draws, seed=seed, options=options)
     tv, floor = exact.dag_tv(dags, data), tv_floor(data, n_draws, seed)
     label, log_prior = own_target(method, data.shape[1], options) or ("", None)
     own = {"own target": label, "own DAG TV": np.nan, "own floor": np.nan, "own TV / floor": np.nan,
@@ -129,14 +128,6 @@ def _exact_row(labels: Mapping[str, Any], data: pd.DataFrame, method: str, optio
     return {**labels, "method": method, "draws": n_draws, "DAG TV": tv, "floor": floor,
             "TV / floor": tv / floor, "within floor": tv <= FACTOR * floor,
             "edge MAE": exact.edge_distance(dags, data), **own, "notes": notes}
-
-
-def _sample(method: str, data: pd.DataFrame, n: int, seed: int, options: Mapping[str, Any]) -> tuple[np.ndarray, str]:
-    """``n`` DAGs of ``method`` on ``data`` and its warnings, joined (kept, not printed)."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        dags = sample_posterior(method, data, n_samples=n, seed=seed, options=options)
-    return dags, "; ".join(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
 
 
 def check_summary(check: pd.DataFrame) -> pd.DataFrame:
@@ -308,7 +299,7 @@ def _reference_row(labels: Mapping[str, Any], data: pd.DataFrame, method: str, o
     r = reference.frequencies[off]
     max_floor, mean_floor = binomial_error(r, n_draws, reference.draws, seed)
     start = time.process_time()
-    dags, notes = _sample(method, data, n_draws, seed, options)
+    dags, notes = sample_noted(method, data, n_samples=n_draws, seed=seed, options=options)
     seconds = time.process_time() - start
     error = np.abs(dags.mean(axis=0)[off] - r)
     max_error, mean_error = float(error.max()), float(error.mean())

@@ -209,6 +209,24 @@ def sample_posterior(name: str, data: pd.DataFrame, *, n_samples: int, seed: int
     return dags
 
 
+#: warnings meant for the developers of the code that raised them (Python's own reading of these two
+#: categories), left out of a method's notes: they say nothing of the DAGs drawn (e.g. sumu's import of
+#: ``LinAlgError`` from a SciPy namespace about to go)
+DEVELOPER_WARNINGS = (DeprecationWarning, PendingDeprecationWarning)
+
+
+def sample_noted(name: str, data: pd.DataFrame, *, n_samples: int, seed: int,
+                 options: Mapping[str, Any]) -> tuple[np.ndarray, str]:
+    """:func:`sample_posterior` and the method's warnings, each once in order of first appearance,
+    joined as ``Category: message`` (kept for a table's notes, not printed), except
+    :data:`DEVELOPER_WARNINGS`."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        dags = sample_posterior(name, data, n_samples=n_samples, seed=seed, options=options)
+    kept = (w for w in caught if not issubclass(w.category, DEVELOPER_WARNINGS))
+    return dags, "; ".join(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in kept))
+
+
 def _as_bool(name: str, raw: np.ndarray) -> np.ndarray:
     """A method's ``k x d x d`` stack as booleans, refused (naming the method and the first bad sample)
     unless every entry is a bool or the number 0 or 1: NaN, an infinity or 0.5 is no edge and no

@@ -69,7 +69,8 @@ def claims(seeds: pd.DataFrame, distributions: pd.DataFrame, p: Mapping[str, Any
         a number of the paper's or an absolute mass (the modes' count and masses move with the DAGs drawn)
         is not tested when the run draws another number of DAGs per posterior than the paper. A test may
         return a third text, the other readings' verdicts, shown after what explains the verdict."""
-        missing = ([f"{paper_name(m)} in {s}" for s in needs_settings for m in needs if m not in present(s)]
+        missing = ([f"{paper_name(m)} in {s}" for s in needs_settings if s in have
+                    for m in needs if m in run and m not in present(s)]
                    + [paper_name(m) for m in needs if m not in run] + [s for s in needs_settings if s not in have])
         if missing:
             rows.append(verdicts.claim(claim, statement, verdicts.NOT_TESTED, f"not run here: {', '.join(missing)}",

@@ -109,7 +109,17 @@ def labelled(table: pd.DataFrame, setting: str, exact: pd.DataFrame | None = Non
     rows = own if len(own) else reference
     summary = None if rows.empty else check.reference_summary(rows)
     return out.assign(**{check.REFERENCE_STATEMENT: _said(table, summary, "max error", "max floor",
-                                                          _on(rows, ["data", "d", "n"]))})
+                                                          _on(rows, ["data", "d", "n"]), _unconverged(rows))})
+
+
+def _unconverged(reference: pd.DataFrame) -> str:
+    """``; the reference converged on k of n data sets`` when some of a reference check's two-chain
+    references did not (there a method can neither pass nor fail: hence an undecided verdict whatever
+    its error), else empty."""
+    if reference.empty:
+        return ""
+    converged = reference.groupby(["data", "d", "n", "seed"], sort=False)["reference converged"].first().astype(bool)
+    return "" if converged.all() else f"; the reference converged on {int(converged.sum())} of {len(converged)} data sets"
 
 
 def _own_rows(reference: pd.DataFrame, setting: str) -> pd.DataFrame:
@@ -121,11 +131,13 @@ def _own_rows(reference: pd.DataFrame, setting: str) -> pd.DataFrame:
     return reference[(reference["data"] == "synthetic") & (reference["n"] == int(setting.removeprefix("n=")))]
 
 
-def _said(table: pd.DataFrame, summary: pd.DataFrame | None, error: str, floor: str, on: str) -> list[str]:
+def _said(table: pd.DataFrame, summary: pd.DataFrame | None, error: str, floor: str, on: str,
+          after: str = "") -> list[str]:
     """Per row of ``table``: its method's verdict in ``summary`` judged ``on`` those data sets, with the
-    ``error`` and ``floor`` ranges, or "not checked" (no summary, an empty one, or a method not in it)."""
+    ``error`` and ``floor`` ranges and ``after`` them, or "not checked" (no summary, an empty one, or a
+    method not in it)."""
     said = {} if summary is None or summary.empty else {
-        row["method"]: f"{row['verdict']} on {on} ({error} {row[error]}, floor {row[floor]})"
+        row["method"]: f"{row['verdict']} on {on} ({error} {row[error]}, floor {row[floor]}{after})"
         for _, row in summary.iterrows()}
     return [said.get(m, "not checked") for m in table["method"]]
 

@@ -39,11 +39,13 @@ def paper_name(method: str) -> str:
 
 def paper_table(name: str) -> pd.DataFrame:
     """The paper's Table 1, 2 or 3: ``method, metric, mean, spread, spread_kind``, with ``printed``
-    the mean as the paper prints it (text: its last digit sets the precision of a match)."""
+    and ``printed_spread`` the mean and spread as the paper prints them (text: the mean's last digit
+    sets the precision of a match; both are shown as printed)."""
     path = paths.PAPER_VALUES / f"{PAPER_TABLES[name]}.csv"
     text = "\n".join(line for line in path.read_text().splitlines() if not line.startswith("#"))
-    table = pd.read_csv(io.StringIO(text), dtype={"mean": str})
-    return table.assign(printed=table["mean"], mean=table["mean"].astype(float))
+    table = pd.read_csv(io.StringIO(text), dtype={"mean": str, "spread": str})
+    return table.assign(printed=table["mean"], printed_spread=table["spread"], mean=table["mean"].astype(float),
+                        spread=table["spread"].astype(float))
 
 
 def paper_value(name: str, method: str, metric: str) -> pd.Series | None:

@@ -58,7 +58,8 @@ def table_setting(name: str, p: Mapping[str, Any]) -> str | None:
 
 def layout(summary: pd.DataFrame, name: str, setting: str, not_run: Mapping[str, str]) -> pd.DataFrame:
     """The paper's layout: one row per method, the paper's seven first, then any of one's own; each
-    metric as ``mean ± spread`` for us (or why the method did not run) and for the paper."""
+    metric as ``mean ± spread`` for us (or why the method did not run) and for the paper, the paper's
+    as it prints them."""
     ours = summary[(summary["setting"] == setting) & (summary["density"] == 0)]
     paper = paper_table(name)
     rows = []
@@ -69,7 +70,7 @@ def layout(summary: pd.DataFrame, name: str, setting: str, not_run: Mapping[str,
             q = paper[(paper["method"] == paper_name(method)) & (paper["metric"] == metric)]
             row[f"{metric} (ours)"] = (_pm(o["mean"].iloc[0], o["spread"].iloc[0]) if len(o)
                                        else not_run.get(method, "not run"))
-            row[f"{metric} (paper)"] = _pm(q["mean"].iloc[0], q["spread"].iloc[0]) if len(q) else "--"
+            row[f"{metric} (paper)"] = f"{q['printed'].iloc[0]} ± {q['printed_spread'].iloc[0]}" if len(q) else "--"
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -102,8 +103,8 @@ def agreement(seeds: pd.DataFrame, p: Mapping[str, Any]) -> pd.DataFrame:
         resolution = paper.groupby("metric")["mean"].agg(lambda v: float(v.max() - v.min()))
         for method in dict.fromkeys(seeds.loc[seeds["setting"] == setting, "method"]):
             runs = seeds[(seeds["setting"] == setting) & (seeds["method"] == method)]
-            scale = (f"{runs['seed'].nunique()} of the paper's {PAPER_SCALE['runs'][name]} seed(s), "
-                     f"{p['n_posterior']} of {PAPER_SCALE['n_posterior']} posterior DAGs")
+            scale = (f"{runs['seed'].nunique()} seed(s) against the paper's {PAPER_SCALE['runs'][name]}, "
+                     f"{p['n_posterior']} posterior DAGs against its {PAPER_SCALE['n_posterior']}")
             for metric, col in COLUMNS.items():
                 cell = paper_value(name, method, metric)
                 if cell is None:

@@ -15,7 +15,6 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -118,10 +117,8 @@ def run_trial(setting: str, seed: int, config: Mapping[str, Any]) -> dict[str, p
                            "effects": 0, "regressions_solved": 0,
                            "not run": f"{len(names)} variables; {method} takes at most {limit}", "notes": ""})
             continue
-        with warnings.catch_warnings(record=True) as caught:  # a method's warnings go to its counts row
-            warnings.simplefilter("always")
-            dags = posteriors.sample_posterior(method, columns, n_samples=config["n_posterior"], seed=seed, options=options)
-        notes = "; ".join(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
+        # a method's warnings go to its counts row
+        dags, notes = posteriors.sample_noted(method, columns, n_samples=config["n_posterior"], seed=seed, options=options)
         flat = dags.reshape(len(dags), -1)
         _, first, weight = np.unique(flat, axis=0, return_index=True, return_counts=True)
         order = np.argsort(first)
