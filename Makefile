@@ -62,6 +62,7 @@ bench: $(STAMP) system-packages  ## performance scripts in benchmarks/
 	$(PY) benchmarks/bench_bayes_exact.py
 	$(PY) benchmarks/bench_study6_scale.py
 	$(PY) benchmarks/bench_xla_dots.py
+	$(PY) benchmarks/bench_xla_pool.py
 
 collect: $(STAMP) system-packages  ## recollect data/software/{sqlite,postgres} (resumes)
 	$(PY) -m causaleval collect sqlite $(COLLECT_ARGS) --out data/software/sqlite
