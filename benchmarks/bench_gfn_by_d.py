@@ -99,9 +99,12 @@ edges on seeds 1 and 2, against the reference's 12.4 and 14.5):
 | ``{"gfn_replay": 10000}`` | 0.058 (within) | 0.966 | 0.814 | 15.6, 17.2 |
 | ``{"gfn_steps": 300000}`` | not run | 0.551 | 0.608 | 23.1, 15.6 |
 | ``{"gfn_steps": 300000, "gfn_batch": 128}`` | not run | 0.945 | (stopped) | 35.7 |
+| ``{"gfn_envs": 32}`` | not run | 0.980 | 0.742 | 16.0, 16.1 |
 
-The last two rows (``--seeds 1 2``) ran on 2026-11-28 at e8ffaaa, two runs side by side, about 3.5
-and 7.5 minutes a data set; the second was stopped before seed 2. None brings seeds 1 and 2 within:
+The two rows of 300,000 steps (``--seeds 1 2``) ran on 2026-11-28 at e8ffaaa, two runs side by side,
+about 3.5 and 7.5 minutes a data set; the second was stopped before seed 2. The last row (``--seeds 1
+2``, 2026-11-29 at 3349927, alone, about 2 minutes a data set) grows 32 graphs at once instead of 8:
+fewer edges on seed 1 (16.0 against 31.7), the same misses. None brings seeds 1 and 2 within:
 six times the steps lower the largest error (0.755 and 0.743 at 50,000; 0.44 and 0.69 at 150,000;
 0.55 and 0.61 at 300,000) but slowly and not monotonically. More exploration makes every sample
 denser (at 0.5, 34-36 of the 36 possible edges): the sampler's graphs depend on the states the loss
