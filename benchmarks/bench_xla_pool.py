@@ -15,31 +15,19 @@ together, in two modes:
   CPU client is created and then giving every thread of the process its whole mask back (the pool
   keeps its size, the operating system still places the threads on any core).
 
-Each process draws 100 DAGs from the method on study 6's synthetic d = 20, n = 20 data of seed 0
-(z-scored, as study 6 scores them), method seed 0, at shortened settings (DAG-GFlowNet 10,000
-iterations, DiBS 20 particles for 200 steps, BCD Nets its default 2,000 steps), through
-:func:`causaleval.bayes.posteriors.sample_posterior`. Printed per method and mode: the slowest
-process's wall seconds, the mean CPU seconds a process, XLA pool threads, and the ratio of the two
-modes' wall times. The script fails (exit 1) if any process's DAGs differ from the first one's:
-the pool's size must not change a number.
+Each process draws 100 DAGs (DiBS 20, one particle each) from the method on study 6's synthetic data
+of seed 0 at its notebook's defaults (d = 20 and its first sample size, n = 20; z-scored, as study 6
+scores them), method seed 0, at shortened settings (DAG-GFlowNet 10,000 iterations, DiBS 200 steps,
+BCD Nets its default 2,000 steps), through :func:`causaleval.bayes.posteriors.sample_posterior`,
+timed once JAX's CPU client exists, in both modes. Printed per method and mode: the slowest process's
+wall seconds, the mean CPU seconds a process, XLA pool threads, and the ratio of the two modes' wall
+times. The script fails (exit 1) if any process's DAGs differ from the first one's: the pool's size
+must not change a number.
 
-Measured on the project's 2-core machine, 2026-11-29, alone on it (``--workers 2``, 8 minutes):
-
-| method | XLA pool | threads | slowest wall s | CPU s a process | ratio |
-| --- | --- | ---: | ---: | ---: | ---: |
-| dag_gflownet | processor | 2 | 65.2 | 64.5 |  |
-| dag_gflownet | one | 1 | 54.7 | 53.8 | 1.19 |
-| dibs | processor | 2 | 117.2 | 114.9 |  |
-| dibs | one | 1 | 104.6 | 102.5 | 1.12 |
-| bcd_nets | processor | 2 | 62.2 | 61.0 |  |
-| bcd_nets | one | 1 | 53.6 | 53.0 | 1.16 |
-
-Every process drew the same DAGs in both modes. A probe run just before (the same comparison outside
-this script) gave DAG-GFlowNet 66.3-68.0 s against 48.4-50.5 s (1.36), DiBS at 100 particles 517-519 s
-against 486-488 s (1.06) and BCD Nets 57.3-60.0 s against 52.4-52.6 s (1.12), so the gain is 6-36%,
-and it varies from run to run. One process alone gains from the second pool thread instead
-(DAG-GFlowNet 47.0 s with two, 56.2 s with one), so a one-thread pool belongs in the kit's trial
-workers when they fill the processors, not in a single process. The kit does not do this yet.
+Measured results: ``benchmarks/README.md``. In three runs one pool thread ran DAG-GFlowNet 1.19-1.47
+times faster side by side, BCD Nets 1.07-1.16 and DiBS 0.85-1.12 (slower in one run), with the same
+DAGs; one process alone is faster with XLA's own pool. So a one-thread pool in the kit's trial
+workers, when they fill the processors, would pay for DAG-GFlowNet; not done yet.
 """
 
 from __future__ import annotations
@@ -56,7 +44,7 @@ from pathlib import Path
 import causaleval  # noqa: F401,I001  (first: the kit's numerical environment, causaleval.numenv)
 
 OPTIONS = {"dag_gflownet": {"gfn_steps": 10_000}, "dibs": {"dibs_steps": 200}, "bcd_nets": {}}
-SAMPLES = {"dag_gflownet": 100, "dibs": 20, "bcd_nets": 100}  # DiBS draws one particle per DAG
+SAMPLES = {"dag_gflownet": 100, "dibs": 20, "bcd_nets": 100}  # DiBS runs one particle per DAG
 MODES = ("processor", "one")
 
 
@@ -82,10 +70,17 @@ def worker(mode: str, method: str) -> None:
     """One process of the benchmark: draw the DAGs, print a JSON line."""
     if mode == "one":
         pool_of_one()
+    else:
+        import jax
+
+        jax.devices("cpu")  # the client in both modes before the clock starts
+    from causaleval import params, paths
     from causaleval.bayes import posteriors
     from causaleval.studies.bayesian_cd_ate.data import standardised, synthetic
 
-    data = standardised(synthetic(0, 20, 20, 40.0, 0.1)[1])
+    study = params.defaults(paths.NOTEBOOKS / "06_bayesian_cd_ate.ipynb")
+    data = standardised(synthetic(0, study["sample_sizes"][0], study["n_nodes"], study["expected_edges"],
+                                  study["noise_sd"])[1])
     wall, cpu = time.perf_counter(), time.process_time()
     dags = posteriors.sample_posterior(method, data, n_samples=SAMPLES[method], seed=0, options=OPTIONS[method])
     print(json.dumps({"wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu,
