@@ -423,6 +423,32 @@ def test_check_figures_tells_last_digits_from_changed_decisions(old, new, status
     assert report.compare_output(old.encode(), old.encode(), ".csv") is None
 
 
+def test_rows_saved_compressed_read_back_the_same_and_compare_by_their_text(tmp_path):
+    """``save_rows`` writes a ``.csv.gz`` whose bytes depend on the rows alone (gzip records no time and
+    no temporary file name), ``read_table`` reads it back bit for bit, and check-figures compares the CSV
+    text inside, not the compressor's bytes."""
+    import gzip
+
+    table = pd.DataFrame({"pair": ["a", "b"], "wd": [0.1 + 0.2, float("nan")], "note": ["", "x"]})
+    written = report.save_rows(table, "rows", study="s", params={"seed": 0}, out=tmp_path / "one")
+    again = report.save_rows(table, "rows", study="s", params={"seed": 0}, out=tmp_path / "two")
+    first = written[0].read_bytes()
+    assert written[0].name == "rows.csv.gz" and first == again[0].read_bytes()
+    assert b"rows" not in first[:40]  # no file name in the gzip header
+    back = report.read_table(tmp_path / "one", "rows")
+    assert back["wd"].iloc[0] == 0.1 + 0.2 and back["wd"].isna().iloc[1] and list(back.columns) == list(table.columns)
+    assert report.read_stamp(tmp_path / "one", "rows")["parameters"] == {"seed": 0}
+    other_bytes = gzip.compress(gzip.decompress(first), compresslevel=1, mtime=5)
+    assert other_bytes != first and report.compare_output(first, other_bytes, ".gz") is None
+    moved = gzip.compress(gzip.decompress(first).replace(b"0.30000000000000004", b"0.30000000000000003"))
+    changed = gzip.compress(gzip.decompress(first).replace(b"b,", b"c,"))
+    assert report.compare_output(first, moved, ".gz") == "last digits"
+    assert report.compare_output(first, changed, ".gz") == "changed"
+    assert report.compare_output(first, first[:20], ".gz") == "changed"  # cut short
+    report.save_rows(pd.DataFrame(), "none", study="s", params={}, out=tmp_path)
+    assert report.read_table(tmp_path, "none").empty
+
+
 def test_an_unloaded_plugin_learner_is_refused_with_how_to_load_it(capsys):
     assert cli.main(["run", "asia_mag_nced", "-p", "algorithms", "[my_pc]"]) == 2
     err = capsys.readouterr().err

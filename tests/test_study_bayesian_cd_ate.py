@@ -16,8 +16,8 @@ from causaleval.studies import bayesian_cd_ate as S
 PAPER_YAML = paths.ROOT / "notebooks" / "params" / "06.paper.yaml"
 TINY = dict(seeds=[0, 1], sample_sizes=[20], sachs=False, sachs_seeds=2, methods=["bootstrap_ges", "mc3"], n_posterior=4,
             n_nodes=6, expected_edges=6.0, noise_sd=0.1, standardize=True, pc_alpha=0.05, ges_score="bic", cpdag_rule="random_extension",
-            mc3_burn_in=50, mc3_thin=2, densities=[0.0, 0.3], figure_pair=None, method_options={}, checks_from=None,
-            checks_beside=[], exact_nodes=[], reference_nodes=[],
+            mc3_burn_in=50, mc3_thin=2, densities=[0.0, 0.3], figure_pair=None, method_options={}, trials_from=None,
+            recompute_trials=1, checks_from=None, checks_beside=[], exact_nodes=[], reference_nodes=[],
             n_jobs=1, plugins=[], output_dir=None)
 
 
@@ -317,6 +317,60 @@ def test_a_saved_run_reads_back_to_the_same_tables_and_claims(tmp_path):
     with pytest.raises(ValueError, match=r"per_seed.provenance.json: not a readable provenance stamp"):
         S.load_run(tmp_path)
     assert S.is_scale_run(S.PAPER_SCALE_DIR) and not S.is_scale_run(tmp_path) and not S.is_scale_run(None)
+
+
+def test_trials_read_back_are_the_saved_ones_and_the_recomputed_one_must_match(tmp_path):
+    """A run with ``trials_from = None`` runs and saves every trial; a run reading them back gets the same
+    frames, recomputes the last ``recompute_trials`` of the grid and stops, naming the trial, the file and
+    the line, when one differs from its saved rows; a folder of other settings, none or a damaged stamp is
+    refused before anything runs."""
+    import gzip
+
+    p = {**TINY, "sachs": True, "sachs_seeds": 1}
+    ran = S.gather_trials(p)
+    assert ran.here and ran.source == "Every trial ran here."
+    S.save_trials(ran, study=S.STUDY, params=p, out=tmp_path / "ran")
+    back = S.gather_trials({**p, "trials_from": str(tmp_path / "ran")})
+    assert not back.here and "Recomputed here and equal to its rows bit for bit: sachs seed 0 (1 of 3 trials)" in back.source
+    for frame in ("pairs", "counts", "distributions"):
+        pd.testing.assert_frame_equal(back.results[frame], ran.results[frame], check_dtype=False)
+    two = S.gather_trials({**p, "trials_from": str(tmp_path / "ran"), "recompute_trials": 2})
+    assert "n=20 seed 1, sachs seed 0 (2 of 3 trials)" in two.source
+    S.save_trials(back, study=S.STUDY, params=p, out=tmp_path / "saved")
+    assert not (tmp_path / "saved").exists()  # read back: its rows stay in trials_from
+
+    pairs = tmp_path / "ran" / "trials_pairs.csv.gz"
+    text = gzip.decompress(pairs.read_bytes()).decode().splitlines()
+    last = next(i for i, line in enumerate(text) if line.endswith(",sachs,0"))  # a row of the recomputed trial
+    row = text[last].split(",")
+    row[4] = repr(float(row[4]) * (1 + 1e-15) + 1e-300)  # its wd, in the last digits
+    pairs.write_bytes(gzip.compress("\n".join([*text[:last], ",".join(row), *text[last + 1:]]).encode() + b"\n"))
+    with pytest.raises(ValueError, match=r"the trial sachs seed 0 recomputed here differs from its rows in .*"
+                                         r"ran/trials_pairs.csv.gz at line \d+ of them \(0: the header\)"):
+        S.gather_trials({**p, "trials_from": str(tmp_path / "ran")})
+
+    with pytest.raises(params.ParameterError, match=r"trials_from: the trials in .*ran ran with other settings "
+                                                    r"\(n_posterior = 4 there, 5 here\)"):
+        S.trials_source({**p, "n_posterior": 5, "trials_from": str(tmp_path / "ran")})
+    with pytest.raises(params.ParameterError, match=r"trials_from: notebooks/absent holds no trials_pairs.csv.gz"):
+        S.trials_source({**p, "trials_from": "absent"})
+    (tmp_path / "ran" / "trials_pairs.provenance.json").write_text("{")
+    with pytest.raises(params.ParameterError, match=r"trials_pairs.provenance.json: not a readable provenance stamp"):
+        S.trials_source({**p, "trials_from": str(tmp_path / "ran")})
+
+
+def test_the_committed_trials_are_the_notebook_defaults_run_in_full():
+    """``06.trials.yaml`` is the notebook's defaults with every trial run and written to the committed
+    folder the defaults read back, and that folder's trials ran with the defaults' settings."""
+    defaults = params.defaults(paths.NOTEBOOKS / "06_bayesian_cd_ate.ipynb")
+    full = yaml.safe_load((paths.NOTEBOOKS / "params" / "06.trials.yaml").read_text())
+    assert full["trials_from"] is None and defaults["trials_from"] is not None
+    assert (paths.NOTEBOOKS / full["output_dir"]).resolve() == (paths.NOTEBOOKS / defaults["trials_from"]).resolve()
+    assert (paths.NOTEBOOKS / defaults["trials_from"]).resolve() == S.TRIALS_DIR.resolve()
+    assert {k: v for k, v in full.items() if k not in ("trials_from", "output_dir")} == \
+        {k: v for k, v in defaults.items() if k not in ("trials_from", "output_dir")}
+    folder, stamp = S.trials_source(defaults)
+    assert folder.resolve() == S.TRIALS_DIR.resolve() and stamp["parameters"]["trials_from"] is None
 
 
 def test_the_exact_check_labels_the_tables():

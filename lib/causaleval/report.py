@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import glob
+import gzip
 import hashlib
 import json
 import os
@@ -185,11 +186,34 @@ def save_table(
 
 
 def read_table(folder: str | os.PathLike, name: str) -> pd.DataFrame:
-    """The table :func:`save_table` wrote as ``<folder>/<name>.csv``, floats bit for bit (``round_trip``)
-    and only an empty cell missing (a ``"None"`` or ``"NA"`` text stays text); empty when there is none."""
-    path = Path(folder) / f"{name}.csv"
-    return pd.read_csv(path, float_precision="round_trip", keep_default_na=False,
-                       na_values=[""]) if path.exists() else pd.DataFrame()
+    """The table :func:`save_table` wrote as ``<folder>/<name>.csv`` (or :func:`save_rows` as
+    ``<name>.csv.gz``), floats bit for bit (``round_trip``) and only an empty cell missing (a ``"None"``
+    or ``"NA"`` text stays text); empty when there is none."""
+    path = next((p for p in (Path(folder) / f"{name}.csv", Path(folder) / f"{name}.csv.gz") if p.exists()), None)
+    if path is None:
+        return pd.DataFrame()
+    try:
+        return pd.read_csv(path, float_precision="round_trip", keep_default_na=False, na_values=[""])
+    except pd.errors.EmptyDataError:  # a table of no columns (:func:`save_rows` of an empty frame)
+        return pd.DataFrame()
+
+
+def save_rows(table: pd.DataFrame, name: str, *, study: str, params: Mapping[str, Any],
+              out: str | os.PathLike | None = None) -> list[Path]:
+    """Write ``table``'s rows, too many to read as Markdown or LaTeX, as a gzip-compressed CSV
+    ``<name>.csv.gz`` (full precision, no index; :func:`write_csv_gz`) plus provenance, to
+    :func:`output_dir`; :func:`read_table` reads it back."""
+    folder = output_dir(study, out, params)
+    return [atomic_write(folder / f"{name}.csv.gz", lambda p: write_csv_gz(table, p, index=False)),
+            _stamp(folder, name, study, params)]
+
+
+def write_csv_gz(table: pd.DataFrame, path: str | os.PathLike, **to_csv: Any) -> None:
+    """``table.to_csv(**to_csv)`` gzip-compressed into ``path``, the same bytes for the same rows: the
+    gzip header holds no time and no file name (pandas's own gzip records the name it writes to,
+    under :func:`atomic_write` a temporary one)."""
+    with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as packed:
+        packed.write(table.to_csv(**to_csv).encode())
 
 
 def read_stamp(folder: str | os.PathLike, name: str) -> dict[str, Any]:
@@ -411,8 +435,8 @@ def compare_figures(rev: str = "HEAD") -> tuple[list[tuple[str, str]], int]:
 
 def compare_output(old: bytes, new: bytes, suffix: str) -> str | None:
     """None when two versions of an output are the same (byte-equal; for PNG images the same
-    size and RGBA pixels), ``"last digits"`` for a CSV whose cells differ only in numbers within
-    :data:`RTOL`, else ``"changed"``."""
+    size and RGBA pixels; for a ``.csv.gz`` the same CSV text), ``"last digits"`` for a CSV whose
+    cells differ only in numbers within :data:`RTOL`, else ``"changed"``."""
     if old == new:
         return None
     if suffix == ".png":
@@ -422,6 +446,11 @@ def compare_output(old: bytes, new: bytes, suffix: str) -> str | None:
 
         a, b = (Image.open(io.BytesIO(data)).convert("RGBA") for data in (old, new))
         return None if a.size == b.size and a.tobytes() == b.tobytes() else "changed"
+    if suffix == ".gz":  # a compressed CSV (:func:`save_rows`): its text compared, not the compressor's bytes
+        try:
+            return compare_output(gzip.decompress(old), gzip.decompress(new), ".csv")
+        except (OSError, EOFError):  # not gzip, or cut short
+            return "changed"
     if suffix == ".csv" and _same_but_last_digits(old, new):
         return "last digits"
     return "changed"

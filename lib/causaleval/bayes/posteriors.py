@@ -128,8 +128,8 @@ def optional_modules(method: str, *modules: str) -> tuple[ModuleType, ...]:
     """The modules of the optional ``bayes`` extra that ``method`` needs, imported; a missing one
     is refused with the install command (a method is never silently left out). XLA's dots are
     pinned as soon as JAX is loaded, before a later module (dibs, optax) could compile one. The
-    warnings a module raised on its first import here (e.g. sumu's DeprecationWarning from SciPy)
-    are raised again on every call, so a caller that records a method's warnings (study 6's counts)
+    warnings a module raised on its first import here (e.g. the DeprecationWarning SciPy raises when
+    sumu imports ``LinAlgError`` from ``scipy.linalg.misc``) are raised again on every call, so a caller that records a method's warnings (study 6's counts)
     records the same ones whichever process ran it first."""
     try:
         for name in modules:

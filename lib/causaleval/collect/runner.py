@@ -43,10 +43,9 @@ from tqdm.auto import tqdm
 from causaleval.collect import stackdb, workload
 from causaleval.collect.engine import Engine, QueryFailed
 from causaleval.collect.sqlite import SqliteEngine
-from causaleval.report import atomic_write
+from causaleval.report import atomic_write, write_csv_gz
 
 STATUSES = ("ok", "timeout", "error")
-_GZIP = {"method": "gzip", "mtime": 0}  # no timestamp: the same runs give the same bytes
 
 
 def collection_settings(domain: str, subjects: int, trials: int, seed: int, scale: float,
@@ -132,7 +131,7 @@ def collect(engine_factory, settings: dict, out: Path, *, progress: bool = True)
             subjects = pd.read_csv(subjects_file)
         else:
             subjects = prepare_subjects(db, settings["subjects"], settings["seed"], workdir)
-            atomic_write(subjects_file, lambda p: subjects.to_csv(p, index=False, compression=_GZIP))
+            atomic_write(subjects_file, lambda p: write_csv_gz(subjects, p, index=False))
         started = time.perf_counter()
         engine = engine_factory(db, workdir)
         try:

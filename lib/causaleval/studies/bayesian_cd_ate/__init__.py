@@ -6,7 +6,8 @@ Bayesian causal discovery methods for downstream treatment effect estimation", I
 Structured Probabilistic Inference and Generative Modeling, arXiv:2307.04988 (REFERENCES.md).
 
 One *trial* is a data set (a synthetic seed at one sample size, or Sachs with a seed for the methods'
-randomness) run through every posterior method (:mod:`.data`, :mod:`.trials`); per (method, seed)
+randomness) run through every posterior method (:mod:`.data`, :mod:`.trials`), or read back from a
+committed run with one of them recomputed (:mod:`.readback`); per (method, seed)
 the mean over pairs, then mean and standard error over the seeds (:mod:`.tables`); the paper's values
 (:mod:`.paper`) beside ours, its claims tested (:mod:`.claims`), its figures (:mod:`.figures`), the
 prose computed (:mod:`.text`).
@@ -17,9 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import pandas as pd
-
-from causaleval import parallel, params
+from causaleval import params
 from causaleval.bayes.check import check_summary, reference_summary
 from causaleval.bayes.posteriors import check_size
 from causaleval.studies.bayesian_cd_ate.beside import beside, read_beside
@@ -36,16 +35,20 @@ from causaleval.studies.bayesian_cd_ate.scale import PAPER_SCALE_DIR, is_scale_r
 from causaleval.studies.bayesian_cd_ate.tables import (
     agreement, comparison_interval, layout, left_out, per_seed, summary_table, table_setting,
 )
+from causaleval.studies.bayesian_cd_ate.readback import TRIALS_DIR, Trials, gather_trials, save_trials, trials_source
 from causaleval.studies.bayesian_cd_ate.text import describe_run, figure3_text, methods_table, not_run, summary_text
-from causaleval.studies.bayesian_cd_ate.trials import POSTERIOR_OPTIONS, pair_scores, run_trial, weighted_unique
+from causaleval.studies.bayesian_cd_ate.trials import (
+    POSTERIOR_OPTIONS, config, grid, pair_scores, run, run_trial, weighted_unique,
+)
 
 STUDY = "06_bayesian_cd_ate"
 
 __all__ = ["CHECK_DIR", "CHOSEN_PAIR", "PAPER_NAMES", "PAPER_PAIR", "PAPER_SCALE", "PAPER_SCALE_DIR", "PAPER_TABLES", "SEVEN", "STUDY", "agreement", "beside", "check_params", "check_source", "check_summary", "checks",
            "claims", "claims_text", "comparison_interval", "config", "describe_run", "exact_check", "figure3_text", "figure2", "figure3", "grid", "is_scale_run", "labelled", "layout", "left_out", "load_run",
            "mc3_convergence", "methods_table", "not_run", "pair_scores", "paper_table", "per_seed", "reference_check", "save_checks",
-           "read_beside", "reference_summary", "run", "run_trial", "sachs",
-           "settings", "summary_table", "summary_text", "synthetic", "table_setting", "weighted_unique"]
+           "read_beside", "reference_summary", "run", "run_trial", "sachs", "save_trials",
+           "settings", "summary_table", "summary_text", "synthetic", "table_setting", "TRIALS_DIR", "Trials", "gather_trials",
+           "trials_source", "weighted_unique"]
 
 
 def check_params(p: Mapping[str, Any]) -> None:
@@ -77,28 +80,7 @@ def check_params(p: Mapping[str, Any]) -> None:
                 raise params.ParameterError(f"method_options: {err} (a data set of this run has {d} variables)") from None
     for folder in p["checks_beside"]:  # each must hold a committed check on this run's kind of data
         read_beside(folder, p)
+    trials_source(p)  # trials_from must hold trials run with this run's settings
     if p["sachs"] and p["sachs_seeds"] > len(p["seeds"]):
         params.announce(STUDY, f"sachs_seeds = {p['sachs_seeds']} is more than the {len(p['seeds'])} seed(s) of "
                                f"seeds = {p['seeds']}: Sachs runs at those {len(p['seeds'])}")
-
-
-def config(p: Mapping[str, Any]) -> dict[str, Any]:
-    """The parameters a trial needs (plain values, so a Dask worker can take them)."""
-    keys = ("methods", "n_posterior", "densities", "figure_pair", "n_nodes", "expected_edges", "noise_sd", "standardize",
-            "plugins", "method_options", *POSTERIOR_OPTIONS)
-    return {k: p[k] for k in keys}
-
-
-def grid(p: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """One trial per (setting, seed): each synthetic sample size at every seed; Sachs at the first
-    ``sachs_seeds`` seeds (the paper: one; more give Table 3 an interval over the methods' randomness)."""
-    c = config(p)
-    return [{"setting": s, "seed": seed, "config": c} for s in settings(p)
-            for seed in (p["seeds"][:p["sachs_seeds"]] if s == "sachs" else p["seeds"])]
-
-
-def run(p: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
-    """Every trial through :func:`parallel.run_trials` (joblib, or Dask when
-    ``CAUSALEVAL_DASK_SCHEDULER`` is set), results concatenated in grid order."""
-    results = parallel.run_trials(run_trial, grid(p), n_jobs=p["n_jobs"], progress=False, desc="data sets")
-    return {k: pd.concat([r[k] for r in results], ignore_index=True) for k in ("pairs", "counts", "distributions")}

@@ -11,6 +11,9 @@
    each density filter (0 = no filter). A pair whose filtered *learned* modes are empty has an
    undefined precision, one whose filtered *true* modes are empty an undefined recall: they are
    left out of the means and counted (``no_learned_mode``, ``no_true_mode``), never set to 0.
+
+A run's trials (:func:`grid`, :func:`run`): one per (setting, seed), on ``n_jobs`` processes, each
+seeded from its own arguments, so the rows are the same for any ``n_jobs``.
 """
 
 from __future__ import annotations
@@ -21,16 +24,20 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from causaleval import plugins
+from causaleval import parallel, plugins
 from causaleval.bayes import posteriors
 from causaleval.effects.ate import LinearATE
 from causaleval.graphs import to_cpdag
 from causaleval.graphs.extensions import mec_members
 from causaleval.metrics import ate_distribution as ad
-from causaleval.studies.bayesian_cd_ate.data import scored, trial_data
+from causaleval.studies.bayesian_cd_ate.data import scored, settings, trial_data
 from causaleval.studies.bayesian_cd_ate.paper import CHOSEN_PAIR, PAPER_PAIR, figure3_pair
 
 POSTERIOR_OPTIONS = ("pc_alpha", "ges_score", "cpdag_rule", "mc3_burn_in", "mc3_thin")
+#: the parameters a trial reads (:func:`config`)
+TRIAL_KEYS = ("methods", "n_posterior", "densities", "figure_pair", "n_nodes", "expected_edges", "noise_sd", "standardize",
+              "plugins", "method_options", *POSTERIOR_OPTIONS)
+FRAMES = ("pairs", "counts", "distributions")  # what a trial gives (:func:`run_trial`)
 
 
 def weighted_unique(values: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -143,3 +150,25 @@ def _distribution(method: str, values: np.ndarray, weights: np.ndarray, pair: tu
     v, w = weighted_unique(values, weights)
     return pd.DataFrame({"method": method, "pair": role, "treatment": names[pair[0]], "outcome": names[pair[1]],
                          "ate": v, "mass": w / w.sum()})
+
+
+def config(p: Mapping[str, Any]) -> dict[str, Any]:
+    """The parameters a trial needs (plain values, so a Dask worker can take them)."""
+    return {k: p[k] for k in TRIAL_KEYS}
+
+
+def grid(p: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """One trial per (setting, seed): each synthetic sample size at every seed; Sachs at the first
+    ``sachs_seeds`` seeds (the paper: one; more give Table 3 an interval over the methods' randomness)."""
+    c = config(p)
+    return [{"setting": s, "seed": seed, "config": c} for s in settings(p)
+            for seed in (p["seeds"][:p["sachs_seeds"]] if s == "sachs" else p["seeds"])]
+
+
+def run(p: Mapping[str, Any], trials: Sequence[Mapping[str, Any]] | None = None) -> dict[str, pd.DataFrame]:
+    """Every trial of :func:`grid` (or the ``trials`` given, entries of it) through
+    :func:`parallel.run_trials` (joblib, or Dask when ``CAUSALEVAL_DASK_SCHEDULER`` is set), results
+    concatenated in grid order."""
+    results = parallel.run_trials(run_trial, grid(p) if trials is None else trials, n_jobs=p["n_jobs"],
+                                  progress=False, desc="data sets")
+    return {k: pd.concat([r[k] for r in results], ignore_index=True) for k in FRAMES}

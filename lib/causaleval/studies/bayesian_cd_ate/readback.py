@@ -1,0 +1,130 @@
+"""Study 6's trials read back from a committed run, one of them recomputed and compared bit for bit.
+
+The trials of the notebook's defaults (seeds 0 and 1 at d = 20, n = 20, and Sachs, through all seven
+methods) take about 17 minutes on two cores: a synthetic trial about 460 s alone (DAG-GFlowNet's
+training 189 s, DiBS's 200 SVGD steps 103 s, MC3's 10 million burn-in steps 102 s, BCD Nets 52 s), the
+Sachs trial about 170 s. So the notebook at its defaults reads them back (``trials_from``; default
+:data:`TRIALS_DIR`, the committed run of ``notebooks/params/06.trials.yaml``: the defaults with
+``trials_from = None``, every trial run there) and recomputes the last ``recompute_trials`` trials of
+the grid here (at the defaults the Sachs trial, the cheapest), which must give the committed rows bit
+for bit, else the run stops naming the trial, the file and the first line that differs
+(:func:`gather_trials`). A folder whose run had other trial settings (:data:`TRIAL_SETTINGS`: the grid and
+everything a trial reads) is refused before the kernel starts (:func:`trials_source`). With
+``trials_from = None`` every trial runs here (:func:`~.trials.run`) and :func:`save_trials` saves their
+rows (``trials_pairs.csv.gz``, ``trials_counts.csv.gz``, ``trials_distributions.csv.gz``) for a later
+run to read. The trials not recomputed are taken as committed: their rows were made by the code of the
+stamp's commit, which a rerun of ``06.trials.yaml`` checks in full.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pandas as pd
+
+from causaleval import params, paths, report
+from causaleval.studies.bayesian_cd_ate.trials import FRAMES, TRIAL_KEYS, grid, run
+
+#: the committed run of ``notebooks/params/06.trials.yaml``, read back by the notebook at its defaults
+TRIALS_DIR = paths.ROOT / "figures" / "06_bayesian_cd_ate" / "trials"
+#: what a trial's rows depend on: the grid (:func:`~.trials.grid`) and every parameter a trial reads
+TRIAL_SETTINGS = ("seeds", "sample_sizes", "sachs", "sachs_seeds", *TRIAL_KEYS)
+#: each frame's rows (:func:`causaleval.report.save_rows`; the pairs': about 18,000 at the defaults)
+NAMES = {frame: f"trials_{frame}" for frame in FRAMES}
+TEXT_COLUMNS = ("not run", "notes")  # saved empty when a method ran and said nothing: read back as ""
+
+
+class Trials(NamedTuple):
+    """A run's trials: ``results``, the frames of :func:`~.trials.run`;
+    ``source``, a sentence saying where they come from; ``here``, whether every trial ran here."""
+
+    results: dict[str, pd.DataFrame]
+    source: str
+    here: bool
+
+
+def trials_source(p: Mapping[str, Any]) -> tuple[Path, dict[str, Any]] | None:
+    """The folder of ``p["trials_from"]`` (relative to ``notebooks/``, where the kernel runs) and the
+    provenance stamp of its trials, or None when ``trials_from`` is None (every trial runs here). Raises
+    :class:`causaleval.params.ParameterError`, naming the folder, when it holds no trials with a readable
+    stamp or ran them with other :data:`TRIAL_SETTINGS` than ``p``."""
+    if p["trials_from"] is None:
+        return None
+    folder = paths.NOTEBOOKS / p["trials_from"]
+    how = ("expected the folder of a run with trials_from = None (e.g. notebooks/params/06.trials.yaml), or "
+           "trials_from = None to run every trial here")
+    absent = [f"{name}.csv.gz" for name in NAMES.values() if not (folder / f"{name}.csv.gz").is_file()]
+    if absent:
+        raise params.ParameterError(f"trials_from: {paths.display(folder)} holds no {', '.join(absent)}; {how}")
+    try:
+        stamp = report.read_stamp(folder, "trials_pairs")
+    except ValueError as err:
+        raise params.ParameterError(f"trials_from: {err}; {how}") from None
+    ran = stamp["parameters"]
+    differ = [k for k in TRIAL_SETTINGS if ran.get(k) != p[k]]
+    if differ:
+        said = "; ".join(f"{k} = {ran.get(k)!r} there, {p[k]!r} here" for k in differ)
+        raise params.ParameterError(f"trials_from: the trials in {paths.display(folder)} ran with other settings "
+                                    f"({said}), so they are not this run's; set trials_from = None to run every "
+                                    "trial here")
+    return folder, stamp
+
+
+def gather_trials(p: Mapping[str, Any]) -> Trials:
+    """The trials of a run: run here when ``p["trials_from"]`` is None, else read back from that folder
+    (:func:`trials_source`) with the last ``p["recompute_trials"]`` trials of :func:`~.trials.grid`
+    recomputed here and compared with the read rows, line for line as CSV text (floats in full
+    precision). Raises ValueError, naming the trial, the file and the first line that differs, when a
+    recomputed trial is not the committed one."""
+    source = trials_source(p)
+    if source is None:
+        return Trials(run(p), "Every trial ran here.", here=True)
+    folder, stamp = source
+    committed = {k: _read(folder, k) for k in FRAMES}
+    again = grid(p)[-p["recompute_trials"]:]
+    fresh = run(p, again)
+    for trial in again:
+        _compare(fresh, committed, trial["setting"], trial["seed"], folder)
+    named = ", ".join(f"{t['setting']} seed {t['seed']}" for t in again)
+    commit = (stamp["code"].get("commit") or "unknown")[:7]
+    return Trials(committed, f"The trials are read back from {paths.display(folder)} (run at commit {commit} with this "
+                  f"run's settings). Recomputed here and equal to its rows bit for bit: {named} "
+                  f"({len(again)} of {len(grid(p))} trials). `trials_from = None` runs every trial here.", here=False)
+
+
+def _read(folder: Path, frame: str) -> pd.DataFrame:
+    table = report.read_table(folder, NAMES[frame])
+    return table.fillna({c: "" for c in TEXT_COLUMNS if c in table})
+
+
+def _compare(fresh: Mapping[str, pd.DataFrame], committed: Mapping[str, pd.DataFrame], setting: str, seed: int,
+             folder: Path) -> None:
+    for frame in FRAMES:
+        ours, theirs = (_rows(t[frame], setting, seed) for t in (fresh, committed))
+        if ours == theirs:
+            continue
+        line = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
+        here, there = (lines[line] if line < len(lines) else "(no line)" for lines in (ours, theirs))
+        raise ValueError(f"trials_from: the trial {setting} seed {seed} recomputed here differs from its rows in "
+                         f"{paths.shown(folder / NAMES[frame])}.csv.gz at line {line} of them (0: the header):\n"
+                         f"  here:  {here}\n  there: {there}\nso the committed trials are not what this code gives; "
+                         "rerun notebooks/params/06.trials.yaml to regenerate them, or set trials_from = None")
+
+
+def _rows(table: pd.DataFrame, setting: str, seed: int) -> list[str]:
+    """The CSV lines of one trial's rows of ``table``, the header first (floats in full, as ``to_csv`` writes them)."""
+    if table.empty:
+        return []
+    own = table[(table["setting"] == setting) & (table["seed"] == seed)]
+    return own.to_csv(index=False).splitlines()
+
+
+def save_trials(trials: Trials, **save: Any) -> None:
+    """Save the trials that ran here (:func:`gather_trials`) as :data:`NAMES`, with provenance
+    (:func:`causaleval.report.save_rows`; ``save``: its ``study``, ``params`` and ``out``); trials read
+    back stay where they are."""
+    if trials.here:
+        for frame in FRAMES:
+            report.save_rows(trials.results[frame], NAMES[frame], **save)
