@@ -5,20 +5,23 @@ methods) take about 17 minutes on two cores: a synthetic trial about 460 s alone
 training 189 s, DiBS's 200 SVGD steps 103 s, MC3's 10 million burn-in steps 102 s, BCD Nets 52 s), the
 Sachs trial about 170 s. So the notebook at its defaults reads them back (``trials_from``; default
 :data:`TRIALS_DIR`, the committed run of ``notebooks/params/06.trials.yaml``: the defaults with
-``trials_from = None``, every trial run there) and recomputes the last ``recompute_trials`` trials of
-the grid here (at the defaults the Sachs trial, the cheapest), which must give the committed rows bit
-for bit, else the run stops naming the trial, the file and the first line that differs
-(:func:`gather_trials`). A folder whose run had other trial settings (:data:`TRIAL_SETTINGS`: the grid and
-everything a trial reads) is refused before the kernel starts (:func:`trials_source`). With
-``trials_from = None`` every trial runs here (:func:`~.trials.run`) and :func:`save_trials` saves their
-rows (``trials_pairs.csv.gz``, ``trials_counts.csv.gz``, ``trials_distributions.csv.gz``) for a later
-run to read. The trials not recomputed are taken as committed: their rows were made by the code of the
-stamp's commit, which a rerun of ``06.trials.yaml`` checks in full.
+``trials_from = None``, every trial run there) and recomputes the last ``recompute_trials`` of them
+here (at the defaults the Sachs trial, the cheapest), which must give the committed rows bit for bit,
+else the run stops naming the trial, the file and the first line that differs (:func:`gather_trials`).
+A trial is read back only from a run whose trials read the same parameters (:data:`~.trials.TRIAL_KEYS`)
+and only when that run holds it (the same setting and seed): a run with other seeds reads back those
+it shares and runs the rest; one with other trial settings runs every trial, and the sentence it
+shows says why. A ``trials_from`` folder without trials or with a damaged stamp is refused before the kernel
+starts (:func:`trials_source`). With ``trials_from = None`` every trial runs here (:func:`~.trials.run`)
+and :func:`save_trials` saves their rows (``trials_pairs.csv.gz``, ``trials_counts.csv.gz``,
+``trials_distributions.csv.gz``) for a later run to read. The trials read back and not recomputed are
+taken as committed: the code of the stamp's commit made them, which a rerun of ``06.trials.yaml``
+checks in full.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -29,16 +32,14 @@ from causaleval.studies.bayesian_cd_ate.trials import FRAMES, TRIAL_KEYS, grid, 
 
 #: the committed run of ``notebooks/params/06.trials.yaml``, read back by the notebook at its defaults
 TRIALS_DIR = paths.ROOT / "figures" / "06_bayesian_cd_ate" / "trials"
-#: what a trial's rows depend on: the grid (:func:`~.trials.grid`) and every parameter a trial reads
-TRIAL_SETTINGS = ("seeds", "sample_sizes", "sachs", "sachs_seeds", *TRIAL_KEYS)
 #: each frame's rows (:func:`causaleval.report.save_rows`; the pairs': about 18,000 at the defaults)
 NAMES = {frame: f"trials_{frame}" for frame in FRAMES}
 TEXT_COLUMNS = ("not run", "notes")  # saved empty when a method ran and said nothing: read back as ""
 
 
 class Trials(NamedTuple):
-    """A run's trials: ``results``, the frames of :func:`~.trials.run`;
-    ``source``, a sentence saying where they come from; ``here``, whether every trial ran here."""
+    """A run's trials: ``results``, the frames of :func:`~.trials.run`; ``source``, a sentence saying
+    where they come from; ``here``, whether every trial ran here (none read back)."""
 
     results: dict[str, pd.DataFrame]
     source: str
@@ -49,7 +50,7 @@ def trials_source(p: Mapping[str, Any]) -> tuple[Path, dict[str, Any]] | None:
     """The folder of ``p["trials_from"]`` (relative to ``notebooks/``, where the kernel runs) and the
     provenance stamp of its trials, or None when ``trials_from`` is None (every trial runs here). Raises
     :class:`causaleval.params.ParameterError`, naming the folder, when it holds no trials with a readable
-    stamp or ran them with other :data:`TRIAL_SETTINGS` than ``p``."""
+    stamp."""
     if p["trials_from"] is None:
         return None
     folder = paths.NOTEBOOKS / p["trials_from"]
@@ -59,39 +60,56 @@ def trials_source(p: Mapping[str, Any]) -> tuple[Path, dict[str, Any]] | None:
     if absent:
         raise params.ParameterError(f"trials_from: {paths.display(folder)} holds no {', '.join(absent)}; {how}")
     try:
-        stamp = report.read_stamp(folder, "trials_pairs")
+        return folder, report.read_stamp(folder, NAMES["pairs"])
     except ValueError as err:
         raise params.ParameterError(f"trials_from: {err}; {how}") from None
-    ran = stamp["parameters"]
-    differ = [k for k in TRIAL_SETTINGS if ran.get(k) != p[k]]
-    if differ:
-        said = "; ".join(f"{k} = {ran.get(k)!r} there, {p[k]!r} here" for k in differ)
-        raise params.ParameterError(f"trials_from: the trials in {paths.display(folder)} ran with other settings "
-                                    f"({said}), so they are not this run's; set trials_from = None to run every "
-                                    "trial here")
-    return folder, stamp
 
 
 def gather_trials(p: Mapping[str, Any]) -> Trials:
-    """The trials of a run: run here when ``p["trials_from"]`` is None, else read back from that folder
-    (:func:`trials_source`) with the last ``p["recompute_trials"]`` trials of :func:`~.trials.grid`
-    recomputed here and compared with the read rows, line for line as CSV text (floats in full
-    precision). Raises ValueError, naming the trial, the file and the first line that differs, when a
-    recomputed trial is not the committed one."""
+    """The trials of a run. With ``p["trials_from"]`` None, or naming a run whose trials had other
+    :data:`TRIAL_KEYS` (then the sentence says which), every trial of :func:`~.trials.grid` runs here.
+    Else each trial that run holds (the same setting and seed) is read back, the others run here, and
+    the last ``p["recompute_trials"]`` of those read back are recomputed and compared with the read
+    rows, line for line as CSV text (floats in full precision). Raises ValueError, naming the trial, the
+    file and the first line that differs, when a recomputed trial is not the committed one."""
     source = trials_source(p)
     if source is None:
         return Trials(run(p), "Every trial ran here.", here=True)
     folder, stamp = source
+    ran = stamp["parameters"]
+    differ = [k for k in TRIAL_KEYS if ran.get(k) != p[k]]
+    if differ:
+        said = "; ".join(f"{k} = {ran.get(k)!r} there, {p[k]!r} here" for k in differ)
+        return Trials(run(p), f"Every trial ran here: those in {paths.display(folder)} (`trials_from`) ran with other "
+                      f"settings ({said}).", here=True)
     committed = {k: _read(folder, k) for k in FRAMES}
-    again = grid(p)[-p["recompute_trials"]:]
-    fresh = run(p, again)
+    held = set(zip(committed["counts"]["setting"], committed["counts"]["seed"]))
+    wanted = grid(p)
+    old = [t for t in wanted if (t["setting"], t["seed"]) in held]
+    new = [t for t in wanted if (t["setting"], t["seed"]) not in held]
+    again = old[-p["recompute_trials"]:] if old else []
+    fresh = run(p, again + new)
     for trial in again:
         _compare(fresh, committed, trial["setting"], trial["seed"], folder)
-    named = ", ".join(f"{t['setting']} seed {t['seed']}" for t in again)
+    results = {k: pd.concat([_own(fresh if t in new else committed, k, t) for t in wanted], ignore_index=True)
+               for k in FRAMES}
     commit = (stamp["code"].get("commit") or "unknown")[:7]
-    return Trials(committed, f"The trials are read back from {paths.display(folder)} (run at commit {commit} with this "
-                  f"run's settings). Recomputed here and equal to its rows bit for bit: {named} "
-                  f"({len(again)} of {len(grid(p))} trials). `trials_from = None` runs every trial here.", here=False)
+    said = (f"{len(old)} of the {len(wanted)} trials are read back from {paths.display(folder)} (`trials_from`, run at "
+            f"commit {commit} with this run's trial settings); recomputed here and equal to its rows bit for bit: "
+            f"{_named(again)}.")
+    if new:
+        said += f" Run here, as it does not hold them: {_named(new)}."
+    return Trials(results, said + " `trials_from = None` runs every trial here.", here=not old)
+
+
+def _named(trials: Sequence[Mapping[str, Any]]) -> str:
+    return ", ".join(f"{t['setting']} seed {t['seed']}" for t in trials) or "none"
+
+
+def _own(frames: Mapping[str, pd.DataFrame], frame: str, trial: Mapping[str, Any]) -> pd.DataFrame:
+    """One trial's rows of ``frames[frame]`` (empty when the frame is: no distributions without Sachs)."""
+    table = frames[frame]
+    return table if table.empty else table[(table["setting"] == trial["setting"]) & (table["seed"] == trial["seed"])]
 
 
 def _read(folder: Path, frame: str) -> pd.DataFrame:
@@ -115,10 +133,8 @@ def _compare(fresh: Mapping[str, pd.DataFrame], committed: Mapping[str, pd.DataF
 
 def _rows(table: pd.DataFrame, setting: str, seed: int) -> list[str]:
     """The CSV lines of one trial's rows of ``table``, the header first (floats in full, as ``to_csv`` writes them)."""
-    if table.empty:
-        return []
-    own = table[(table["setting"] == setting) & (table["seed"] == seed)]
-    return own.to_csv(index=False).splitlines()
+    own = _own({"t": table}, "t", {"setting": setting, "seed": seed})
+    return own.to_csv(index=False).splitlines() if not own.empty else []
 
 
 def save_trials(trials: Trials, **save: Any) -> None:
