@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from causaleval import params, paths, verdicts
+from causaleval import params, paths, report, verdicts
 from causaleval.bayes import posteriors
 from causaleval.graphs import _is_acyclic
 from causaleval.metrics import ate_distribution as ad
@@ -288,7 +288,6 @@ def test_a_method_past_its_size_limit_is_not_run_and_says_why():
 def test_a_saved_run_reads_back_to_the_same_tables_and_claims(tmp_path):
     """The paper-scale section's round trip: per-seed means, distributions and counts written as the
     notebook writes them, read back by ``load_run``, give the same summary and claims."""
-    from causaleval import report
 
     p = {**TINY, "sachs": True, "sachs_seeds": 1}
     result = S.run(p)
@@ -379,6 +378,10 @@ def test_the_committed_trials_are_the_notebook_defaults_run_in_full():
         {k: v for k, v in defaults.items() if k not in ("trials_from", "output_dir")}
     folder, stamp = S.trials_source(defaults)
     assert folder.resolve() == S.TRIALS_DIR.resolve() and stamp["parameters"]["trials_from"] is None
+    keys = ["seeds", "sample_sizes", "sachs", "sachs_seeds", *S.trials.TRIAL_KEYS]  # else the defaults rerun them all
+    assert {k: stamp["parameters"][k] for k in keys} == {k: defaults[k] for k in keys}
+    held = report.read_table(folder, "trials_counts")[["setting", "seed"]].drop_duplicates()
+    assert list(held.itertuples(index=False, name=None)) == [(g["setting"], g["seed"]) for g in S.grid(defaults)]
 
 
 def test_the_exact_check_labels_the_tables():
