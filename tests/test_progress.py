@@ -7,6 +7,8 @@ import re
 
 import nbformat
 
+from tqdm_lines import RATE
+
 from causaleval import parallel
 from causaleval.app import progress
 
@@ -40,7 +42,7 @@ def test_trials_reported_by_the_kernel_show_as_lines_with_count_rate_and_item(tm
     assert results == [0, 1, 4, 9]
     lines = out.getvalue().splitlines()
     assert lines[0].startswith("demo: cell 2/3 (Table 2) at 00:")
-    assert any(line.startswith("demo: learning: 100%") and "4/4" in line and re.search(r"(trial/s|s/trial)\]", line)
+    assert any(line.startswith("demo: learning: 100%") and "4/4" in line and re.search(rf"{RATE}\]", line)
                and "(last: x=3, network=asia)" in line for line in lines), lines
     events = [json.loads(line) for line in channel.read_text().splitlines()]
     assert [e["n"] for e in events] == [0, 1, 2, 3, 4] and {e["total"] for e in events} == {4}

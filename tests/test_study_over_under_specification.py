@@ -200,7 +200,8 @@ def test_the_notebook_runs_unchanged_on_kdl_format_data(tmp_path):
         cwd=str(paths.NOTEBOOKS), kernel_name="python3", progress_bar=False,
         parameters=dict(source="kdl", data_dir=str(tmp_path / "kdl"), domains=["jdk"],
                         outcomes={"jdk": ["num_bytecode_ops", "total_unit_test_time", "jar_file_size_bytes"]},
-                        subject_counts=[20, 40, 100], n_repeats=3, n_jobs=1, output_dir=str(tmp_path / "figures")))
+                        subject_counts=[20, 40, 100], n_repeats=3, n_jobs=1, output_dir=str(tmp_path / "figures"),
+                        grid_samples=2))  # the readings grid's path (5 samples a reading at the defaults: 90 s)
     table = pd.read_csv(tmp_path / "figures" / "table2.csv", header=[0, 1], index_col=[0, 1, 2, 3])
     ours = table.loc["ours"]
     assert list(ours.index) == [("jdk", 80, "over-specify"), ("jdk", 80, "under-specify")]
@@ -208,3 +209,6 @@ def test_the_notebook_runs_unchanged_on_kdl_format_data(tmp_path):
     assert (tmp_path / "figures" / "subjects_curve.png").exists()
     curve = pd.read_csv(tmp_path / "figures" / "subjects_curve.csv")
     assert sorted(curve["subjects"].unique()) == [20, 40, 80]  # 100 clipped to the 80 subjects
+    claims = pd.read_csv(tmp_path / "figures" / "claims.csv").set_index("claim")
+    assert "readings grid (" in claims.loc["ratio_jdk", "evidence"] and ", 2 samples each)" in claims.loc[
+        "ratio_jdk", "evidence"]
