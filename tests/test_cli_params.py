@@ -425,8 +425,8 @@ def test_check_figures_tells_last_digits_from_changed_decisions(old, new, status
 
 def test_rows_saved_compressed_read_back_the_same_and_compare_by_their_text(tmp_path):
     """``save_rows`` writes a ``.csv.gz`` whose bytes depend on the rows alone (gzip records no time and
-    no temporary file name), ``read_table`` reads it back bit for bit, and check-figures compares the CSV
-    text inside, not the compressor's bytes."""
+    no temporary file name), ``read_table`` reads it back bit for bit (empty cells of its ``text`` columns
+    as ""), and check-figures compares the CSV text inside, not the compressor's bytes."""
     import gzip
 
     table = pd.DataFrame({"pair": ["a", "b"], "wd": [0.1 + 0.2, float("nan")], "note": ["", "x"]})
@@ -437,6 +437,8 @@ def test_rows_saved_compressed_read_back_the_same_and_compare_by_their_text(tmp_
     assert b"rows" not in first[:40]  # no file name in the gzip header
     back = report.read_table(tmp_path / "one", "rows")
     assert back["wd"].iloc[0] == 0.1 + 0.2 and back["wd"].isna().iloc[1] and list(back.columns) == list(table.columns)
+    assert back["note"].isna().iloc[0]  # an empty cell is missing, but in a column named as text
+    assert report.read_table(tmp_path / "one", "rows", text=["note", "absent"])["note"].tolist() == ["", "x"]
     assert report.read_stamp(tmp_path / "one", "rows")["parameters"] == {"seed": 0}
     other_bytes = gzip.compress(gzip.decompress(first), compresslevel=1, mtime=5)
     assert other_bytes != first and report.compare_output(first, other_bytes, ".gz") is None

@@ -23,7 +23,7 @@ import os
 import re
 import subprocess
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -185,17 +185,19 @@ def save_table(
     return written
 
 
-def read_table(folder: str | os.PathLike, name: str) -> pd.DataFrame:
+def read_table(folder: str | os.PathLike, name: str, *, text: Sequence[str] = ()) -> pd.DataFrame:
     """The table :func:`save_table` wrote as ``<folder>/<name>.csv`` (or :func:`save_rows` as
     ``<name>.csv.gz``), floats bit for bit (``round_trip``) and only an empty cell missing (a ``"None"``
-    or ``"NA"`` text stays text); empty when there is none."""
+    or ``"NA"`` text stays text), except in the ``text`` columns, whose empty cells read as ``""``;
+    empty when there is none."""
     path = next((p for p in (Path(folder) / f"{name}.csv", Path(folder) / f"{name}.csv.gz") if p.exists()), None)
     if path is None:
         return pd.DataFrame()
     try:
-        return pd.read_csv(path, float_precision="round_trip", keep_default_na=False, na_values=[""])
+        table = pd.read_csv(path, float_precision="round_trip", keep_default_na=False, na_values=[""])
     except pd.errors.EmptyDataError:  # a table of no columns (:func:`save_rows` of an empty frame)
         return pd.DataFrame()
+    return table.fillna({c: "" for c in text if c in table})
 
 
 def save_rows(table: pd.DataFrame, name: str, *, study: str, params: Mapping[str, Any],

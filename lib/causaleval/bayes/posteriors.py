@@ -129,8 +129,9 @@ def optional_modules(method: str, *modules: str) -> tuple[ModuleType, ...]:
     is refused with the install command (a method is never silently left out). XLA's dots are
     pinned as soon as JAX is loaded, before a later module (dibs, optax) could compile one. The
     warnings a module raised on its first import here (e.g. the DeprecationWarning SciPy raises when
-    sumu imports ``LinAlgError`` from ``scipy.linalg.misc``) are raised again on every call, so a caller that records a method's warnings (study 6's counts)
-    records the same ones whichever process ran it first."""
+    sumu imports ``LinAlgError`` from ``scipy.linalg.misc``) are raised again on every call, so a
+    caller that records a method's warnings (study 6's counts) records the same ones whichever
+    process ran it first."""
     try:
         for name in modules:
             with warnings.catch_warnings(record=True) as caught:

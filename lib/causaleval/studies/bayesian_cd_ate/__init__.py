@@ -31,11 +31,11 @@ from causaleval.studies.bayesian_cd_ate.figures import figure2, figure3
 from causaleval.studies.bayesian_cd_ate.paper import (
     CHOSEN_PAIR, PAPER_NAMES, PAPER_PAIR, PAPER_SCALE, PAPER_TABLES, SEVEN, paper_table,
 )
+from causaleval.studies.bayesian_cd_ate.readback import TRIALS_DIR, Trials, gather_trials, save_trials, trials_source
 from causaleval.studies.bayesian_cd_ate.scale import PAPER_SCALE_DIR, is_scale_run, load_run
 from causaleval.studies.bayesian_cd_ate.tables import (
     agreement, comparison_interval, layout, left_out, per_seed, summary_table, table_setting,
 )
-from causaleval.studies.bayesian_cd_ate.readback import TRIALS_DIR, Trials, gather_trials, save_trials, trials_source
 from causaleval.studies.bayesian_cd_ate.text import describe_run, figure3_text, methods_table, not_run, summary_text
 from causaleval.studies.bayesian_cd_ate.trials import (
     POSTERIOR_OPTIONS, config, grid, pair_scores, run, run_trial, weighted_unique,
@@ -80,7 +80,7 @@ def check_params(p: Mapping[str, Any]) -> None:
                 raise params.ParameterError(f"method_options: {err} (a data set of this run has {d} variables)") from None
     for folder in p["checks_beside"]:  # each must hold a committed check on this run's kind of data
         read_beside(folder, p)
-    trials_source(p)  # trials_from must hold trials run with this run's settings
+    trials_source(p)  # trials_from must hold saved trials and a readable stamp (other settings: all run here)
     if p["sachs"] and p["sachs_seeds"] > len(p["seeds"]):
         params.announce(STUDY, f"sachs_seeds = {p['sachs_seeds']} is more than the {len(p['seeds'])} seed(s) of "
                                f"seeds = {p['seeds']}: Sachs runs at those {len(p['seeds'])}")

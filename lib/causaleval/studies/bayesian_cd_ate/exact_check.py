@@ -285,8 +285,7 @@ def read_convergence(folder: Path, stamp: Mapping[str, Any], p: Mapping[str, Any
             or ran["n_nodes"] != p["n_nodes"]
             or report.read_stamp(folder, "mc3_convergence").get("parameter_hash") != stamp.get("parameter_hash")):
         return None
-    rows = report.read_table(folder, "mc3_convergence")
-    rows["setting"] = rows["setting"].fillna("")  # the d = 5 data set's, saved empty
+    rows = report.read_table(folder, "mc3_convergence", text=["setting"])  # the d = 5 data set's, saved empty
     wanted = ["", "sachs", *(f"n={n}" for n in p["sample_sizes"])]
     if not set(wanted) <= set(rows["setting"]):
         return None
@@ -308,10 +307,7 @@ def checks(p: Mapping[str, Any]) -> Checks:
                       convergence=mc3_convergence(p) if mc3 else None, convergence_here=mc3)
     folder, stamp = source
     ran = stamp["parameters"]
-    exact, table = report.read_table(folder, "exact_posterior"), report.read_table(folder, "reference_check")
-    for rows in (exact, table):
-        if "notes" in rows:
-            rows["notes"] = rows["notes"].fillna("")
+    exact, table = (report.read_table(folder, name, text=["notes"]) for name in ("exact_posterior", "reference_check"))
     commit = stamp["code"].get("commit") or "unknown"
     absent = [m for m in map(paper_name, p["methods"]) if m not in set(exact["method"])]
     said = (f"The checks below are read back from {paths.display(folder)} (run at commit {commit[:7]} with "

@@ -1,7 +1,7 @@
 """Study 6's trials read back from a committed run, one of them recomputed and compared bit for bit.
 
 The trials of the notebook's defaults (seeds 0 and 1 at d = 20, n = 20, and Sachs, through all seven
-methods) take about 17 minutes on two cores: a synthetic trial about 460 s alone (DAG-GFlowNet's
+methods) take 11.5 to 13 minutes on two cores, alone on the machine: a synthetic trial about 460 s alone (DAG-GFlowNet's
 training 189 s, DiBS's 200 SVGD steps 103 s, MC3's 10 million burn-in steps 102 s, BCD Nets 52 s), the
 Sachs trial about 170 s. So the notebook at its defaults reads them back (``trials_from``; default
 :data:`TRIALS_DIR`, the committed run of ``notebooks/params/06.trials.yaml``: the defaults with
@@ -91,7 +91,7 @@ def gather_trials(p: Mapping[str, Any]) -> Trials:
     fresh = run(p, again + new)
     for trial in again:
         _compare(fresh, committed, trial["setting"], trial["seed"], folder)
-    results = {k: pd.concat([_own(fresh if t in new else committed, k, t) for t in wanted], ignore_index=True)
+    results = {k: pd.concat([_own((fresh if t in new else committed)[k], t) for t in wanted], ignore_index=True)
                for k in FRAMES}
     commit = (stamp["code"].get("commit") or "unknown")[:7]
     said = (f"{len(old)} of the {len(wanted)} trials are read back from {paths.display(folder)} (`trials_from`, run at "
@@ -106,15 +106,13 @@ def _named(trials: Sequence[Mapping[str, Any]]) -> str:
     return ", ".join(f"{t['setting']} seed {t['seed']}" for t in trials) or "none"
 
 
-def _own(frames: Mapping[str, pd.DataFrame], frame: str, trial: Mapping[str, Any]) -> pd.DataFrame:
-    """One trial's rows of ``frames[frame]`` (empty when the frame is: no distributions without Sachs)."""
-    table = frames[frame]
+def _own(table: pd.DataFrame, trial: Mapping[str, Any]) -> pd.DataFrame:
+    """One trial's rows of ``table`` (empty when the table is: no distributions without Sachs)."""
     return table if table.empty else table[(table["setting"] == trial["setting"]) & (table["seed"] == trial["seed"])]
 
 
 def _read(folder: Path, frame: str) -> pd.DataFrame:
-    table = report.read_table(folder, NAMES[frame])
-    return table.fillna({c: "" for c in TEXT_COLUMNS if c in table})
+    return report.read_table(folder, NAMES[frame], text=TEXT_COLUMNS)
 
 
 def _compare(fresh: Mapping[str, pd.DataFrame], committed: Mapping[str, pd.DataFrame], setting: str, seed: int,
@@ -133,7 +131,7 @@ def _compare(fresh: Mapping[str, pd.DataFrame], committed: Mapping[str, pd.DataF
 
 def _rows(table: pd.DataFrame, setting: str, seed: int) -> list[str]:
     """The CSV lines of one trial's rows of ``table``, the header first (floats in full, as ``to_csv`` writes them)."""
-    own = _own({"t": table}, "t", {"setting": setting, "seed": seed})
+    own = _own(table, {"setting": setting, "seed": seed})
     return own.to_csv(index=False).splitlines() if not own.empty else []
 
 

@@ -45,9 +45,7 @@ def load_run(folder: str | Path = PAPER_SCALE_DIR) -> ScaleRun | None:
     seeds_stamp = report.read_stamp(folder, "per_seed")
     params = seeds_stamp["parameters"]
     params.setdefault("standardize", False)  # a run from before the parameter: its methods had the raw columns
-    counts = report.read_table(folder, "counts")
-    if "not run" in counts:
-        counts["not run"] = counts["not run"].fillna("")
+    counts = report.read_table(folder, "counts", text=["not run"])
     convergence = report.read_table(folder, "mc3_convergence")
     same_run = ((folder / "mc3_convergence.provenance.json").exists()
                 and report.read_stamp(folder, "mc3_convergence").get("parameter_hash") == seeds_stamp.get("parameter_hash"))
