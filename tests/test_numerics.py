@@ -3,8 +3,8 @@ the BLAS kernel, threads, XLA instruction set and numba target a machine or a us
 process, before numpy starts; provenance records it; a late import is said in one line."""
 
 import json
-import re
 import os
+import re
 import shutil
 import subprocess
 import sys

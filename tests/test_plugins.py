@@ -5,6 +5,8 @@ import sys
 import numpy as np
 import pytest
 
+from small_runs import STUDY1_SMALL
+
 from causaleval import paths, plugins
 from causaleval.learn.learners import LEARNERS, get_learner
 
@@ -80,16 +82,13 @@ def test_study_1_takes_a_plugin_learner_from_the_command_line(tmp_path):
 
     from causaleval import paths
 
-    small = ["-p", "n_graphs", "1", "-p", "n_samples", "500", "-p", "sensitivity_graphs", "1",
-             "-p", "sensitivity_sample_sizes", "[500]", "-p", "sensitivity_alphas", "[0.05]",
-             "-p", "sensitivity_ci_tests", "[fisher_z]", "-p", "ks", "[0.0, 0.2]"]
     out = tmp_path / "figures"
     done = subprocess.run(
         [sys.executable, "-m", "causaleval", "run", "asia_mag_nced",
          "-p", "plugins", "[tests/plugins/empty_learner.py, tests/plugins/edge_count_metric.py]",
          "-p", "metrics", "[edge count error]",
          "-p", "algorithms", "[hc, empty_dag]", "-p", "output_dir", str(out), "--tag", "test-plugins", "--force",
-         *small], cwd=paths.ROOT, capture_output=True, text=True, timeout=600)
+         *STUDY1_SMALL], cwd=paths.ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     table1 = pd.read_csv(out / "table1_nced_mag.csv")
     assert table1.astype(str).apply(lambda col: col.str.contains("empty_dag")).any().any()

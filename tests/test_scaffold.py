@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 
 import browser
+from small_runs import STUDY1_SMALL
 from tqdm_lines import RATE
 
 from causaleval import paths
@@ -93,11 +94,8 @@ def test_a_newcomer_adapts_the_kit_without_touching_it(newcomer):
     assert re.search(r"^my_study: cell 4/6 \(Table 1\) at \d\d:\d\d$", mine, re.M), mine
     assert re.search(rf"^my_study: learning on net\.bif: 100% 6/6 \[.*{RATE}\] \(last: learner=my_hc.*seed=2\)$",
                      mine, re.M), mine
-    small = ["-p", "n_graphs", "2", "-p", "n_samples", "1000", "-p", "sensitivity_graphs", "1",
-             "-p", "sensitivity_sample_sizes", "[1000]", "-p", "sensitivity_alphas", "[0.05]",
-             "-p", "sensitivity_ci_tests", "[fisher_z]"]  # the newcomer's path, not the paper's sizes
     study1 = _cli(["run", "asia_mag_nced", "-p", "network", "net.bif", "-p", "latent", "[cloudy]",
-                   "-p", "algorithms", "[hc, pc, fci, my_hc]", *plugin, *small, "--tag", "mine", "--quiet"],
+                   "-p", "algorithms", "[hc, pc, fci, my_hc]", *plugin, *STUDY1_SMALL, "--tag", "mine", "--quiet"],
                   work, env).stderr
     assert "cell" not in study1 and "/trial" not in study1 and "trial/" not in study1  # --quiet: the result only
     (work / "grid.yaml").write_text("learners: [pc_pgmpy, grasp]\nnetworks: [net.bif, cancer]\n"
