@@ -31,7 +31,8 @@ FOREIGN = {
 def _clean_env(**extra: str) -> dict[str, str]:
     """This environment less everything the kit pins (as a fresh shell has it), plus ``extra``."""
     env = {k: v for k, v in os.environ.items()
-           if k not in {*numenv.VARIABLES, "XLA_FLAGS", numenv.SWITCH, "CAUSALEVAL_NUMERICS_NOTED"}}
+           if k not in {*numenv.VARIABLES, "XLA_FLAGS", numenv.SWITCH, "CAUSALEVAL_NUMERICS_NOTED",
+                        "JAX_COMPILATION_CACHE_DIR"}}
     return env | extra
 
 

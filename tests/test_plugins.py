@@ -5,8 +5,6 @@ import sys
 import numpy as np
 import pytest
 
-from small_runs import STUDY1_SMALL
-
 from causaleval import paths, plugins
 from causaleval.learn.learners import LEARNERS, get_learner
 
@@ -70,31 +68,6 @@ def test_a_failing_plugin_is_named_with_its_error(tmp_path):
     with pytest.raises(plugins.PluginError, match=r"broken\.py.*RuntimeError: boom"):
         plugins.load([str(path)])
     assert not [m for m in sys.modules if m.startswith("causaleval_plugin_broken")]
-
-
-def test_study_1_takes_a_plugin_learner_from_the_command_line(tmp_path):
-    """``run asia_mag_nced -p plugins '[...empty_learner.py, ...edge_count_metric.py]' -p algorithms
-    '[hc, empty_dag]' -p metrics '[edge count error]'`` at a small size: the plugin's learner gets
-    its rows in Tables 1 and 2, the plugin's metric its Table 2 column."""
-    import subprocess
-
-    import pandas as pd
-
-    from causaleval import paths
-
-    out = tmp_path / "figures"
-    done = subprocess.run(
-        [sys.executable, "-m", "causaleval", "run", "asia_mag_nced",
-         "-p", "plugins", "[tests/plugins/empty_learner.py, tests/plugins/edge_count_metric.py]",
-         "-p", "metrics", "[edge count error]",
-         "-p", "algorithms", "[hc, empty_dag]", "-p", "output_dir", str(out), "--tag", "test-plugins", "--force",
-         *STUDY1_SMALL], cwd=paths.ROOT, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    table1 = pd.read_csv(out / "table1_nced_mag.csv")
-    assert table1.astype(str).apply(lambda col: col.str.contains("empty_dag")).any().any()
-    table2 = pd.read_csv(out / "table2_all_metrics.csv")
-    own = table2[table2["metric"] == "edge count error (lower is better)"].set_index(["network", "algorithm"])
-    assert own.loc[("asia", "empty_dag"), "ours"] == 8  # Asia has 8 edges; the empty DAG finds none
 
 
 def test_a_plugin_cannot_silently_replace_a_builtin_learner(tmp_path):

@@ -1,5 +1,6 @@
 """``causaleval new`` and the newcomer's path: in a folder of one's own outside the clone, a BIF
-network, a plugin learner and a new study; the new study and study 1 run with them, printing their
+network, a plugin learner, a plugin metric and a new study; the new study and study 1 run with them
+(the metric a column of study 1's Table 2), printing their
 progress; a grid of two adapted learners over two networks runs from a params file; every printed
 path exists from the user's folder, where runs, caches and the report stay; ``causaleval test``
 passes on the new study; the report (a notebook site) shows the user's run with its figure at a readable width in Chromium;
@@ -17,7 +18,6 @@ import pandas as pd
 import pytest
 
 import browser
-from small_runs import STUDY1_SMALL
 from tqdm_lines import RATE
 
 from causaleval import paths
@@ -34,6 +34,13 @@ def my_hc(data, *, ci_test, alpha, seed):
     return graph.__class__.from_edges([e for e in graph.edges() if not e.endswith(f"-> {first}")], nodes=graph.nodes,
                                       name="my_hc")
 '''
+
+
+#: study 1 (asia_mag_nced) at a small size, the path this test guards (not the paper's sizes): one
+#: graph of 500 rows per learner, one sweep setting, two k values
+STUDY1_SMALL = ["-p", "n_graphs", "1", "-p", "n_samples", "500", "-p", "sensitivity_graphs", "1",
+                "-p", "sensitivity_sample_sizes", "[500]", "-p", "sensitivity_alphas", "[0.05]",
+                "-p", "sensitivity_ci_tests", "[fisher_z]", "-p", "ks", "[0.0, 0.2]"]
 
 
 def _kit_hash(env) -> str:
@@ -94,8 +101,10 @@ def test_a_newcomer_adapts_the_kit_without_touching_it(newcomer):
     assert re.search(r"^my_study: cell 4/6 \(Table 1\) at \d\d:\d\d$", mine, re.M), mine
     assert re.search(rf"^my_study: learning on net\.bif: 100% 6/6 \[.*{RATE}\] \(last: learner=my_hc.*seed=2\)$",
                      mine, re.M), mine
+    shutil.copyfile(paths.ROOT / "tests" / "plugins" / "edge_count_metric.py", work / "my_metric.py")
     study1 = _cli(["run", "asia_mag_nced", "-p", "network", "net.bif", "-p", "latent", "[cloudy]",
-                   "-p", "algorithms", "[hc, pc, fci, my_hc]", *plugin, *STUDY1_SMALL, "--tag", "mine", "--quiet"],
+                   "-p", "algorithms", "[hc, pc, fci, my_hc]", "-p", "plugins", "[my_learner.py, my_metric.py]",
+                   "-p", "metrics", "[edge count error]", *STUDY1_SMALL, "--tag", "mine", "--quiet"],
                   work, env).stderr
     assert "cell" not in study1 and "/trial" not in study1 and "trial/" not in study1  # --quiet: the result only
     (work / "grid.yaml").write_text("learners: [pc_pgmpy, grasp]\nnetworks: [net.bif, cancer]\n"
@@ -112,6 +121,10 @@ def test_a_newcomer_adapts_the_kit_without_touching_it(newcomer):
         (net, learner) for net in ("net.bif", "cancer") for learner in ("pc_pgmpy", "grasp")}
     learned = " ".join(p.read_text() for p in (runs / "asia_mag_nced" / "mine" / "figures").glob("*.csv"))
     assert "my_hc" in learned
+    table2 = pd.read_csv(runs / "asia_mag_nced" / "mine" / "figures" / "table2_all_metrics.csv")
+    own = table2[table2["metric"] == "edge count error (lower is better)"].set_index("algorithm")["ours"]
+    assert set(own.index) == {"hc", "pc", "fci", "my_hc"} and own.drop("fci").ge(0).all(), own  # the user's metric
+    assert own["fci"].isna().all()  # its graph classes are DAG and CPDAG, not FCI's PAG
     index = (runs / "report" / "index.html").read_text()
     assert f'href="studies/{notebook.stem}.html"' in index and 'href="runs/my_study/mine.html"' in index
     run_page = runs / "report" / "runs" / "my_study" / "mine.html"
