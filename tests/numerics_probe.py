@@ -15,7 +15,6 @@ import json
 import sys
 
 import numpy as np
-from scipy import stats
 
 
 def _environment() -> dict:
@@ -93,6 +92,8 @@ def main() -> None:
     if "--dots" in sys.argv:
         print(json.dumps({"jax_dots": jax_dots()}, sort_keys=True))
         return
+    from scipy import stats  # here, not above: ``--dots`` runs under an emulator, where imports are slow
+
     from causaleval.effects.sampling import dirichlet_sample
     from causaleval.learn.learners import learn
     from causaleval.metrics.structural import shd_cpdag
