@@ -1,7 +1,7 @@
 """Test-suite set-up: the kit's numerical environment fixed before anything imports numpy
 (``import causaleval``; xdist's workers and nbval's kernels inherit it); tables and figures
 written by the notebooks under nbval go to a temporary folder (never over the committed
-figures/), and the kernel inherits that."""
+figures/), and the kernel inherits that; so does one JAX compilation cache for the run."""
 
 import causaleval  # noqa: F401,I001  (first: causaleval.numenv)
 

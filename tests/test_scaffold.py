@@ -1,10 +1,10 @@
 """``causaleval new`` and the newcomer's path: in a folder of one's own outside the clone, a BIF
 network, a plugin learner, a plugin metric and a new study; the new study and study 1 run with them
-(the metric a column of study 1's Table 2), printing their
-progress; a grid of two adapted learners over two networks runs from a params file; every printed
-path exists from the user's folder, where runs, caches and the report stay; ``causaleval test``
-passes on the new study; the report (a notebook site) shows the user's run with its figure at a readable width in Chromium;
-the kit's hash does not change."""
+(the metric a column of study 1's Table 2), printing their progress; a grid of two adapted learners
+over two networks runs from a params file; every printed path exists from the user's folder, where
+runs, caches and the report stay; ``causaleval test`` passes on the new study; the report (a
+notebook site) shows the user's run with its figure at a readable width in Chromium; the kit's hash
+does not change."""
 
 import json
 import os
