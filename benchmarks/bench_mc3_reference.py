@@ -116,6 +116,27 @@ states) at the same settings disagreed at n = 100 in the paper-scale run (max ed
 0.068 for independent draws), so at n = 100 20 million steps sit at the edge of convergence, and the
 paper-scale YAMLs run 100 million (burn-in 50,000,000, thin 50,000; their diagnostic in
 ``figures/06_bayesian_cd_ate/paper_scale/mc3_convergence.csv``).
+
+Longer chains do not settle n = 100 (2026-12-01, ``--data d20n100z --steps 400000000 --every 10000``,
+the proposals in blocks as study 6's chains now draw them; 0.4 us a step, 350 CPU s for both chains,
+one core, the other running ``bench_gfn_network_cost.py``):
+
+| burn-in | thin | draws per chain | steps per chain | max edge gap | independent draws | converged |
+| ---: | ---: | ---: | ---: | ---: | ---: | --- |
+| 100,000,000 | 10,000 | 10,000 | 200,000,000 | 0.034 | 0.017 | no |
+| 200,000,000 | 10,000 | 10,000 | 300,000,000 | 0.048 | 0.018 | no |
+| 200,000,000 | 20,000 | 10,000 | 400,000,000 | 0.042 | 0.016 | no |
+| 100,000,000 | 30,000 | 10,000 | 400,000,000 | 0.041 | 0.016 | no |
+
+The first row is the committed full check's reference to the digit (its ``reference gap`` 0.0341 against
+0.0170: the same chains). Its two chains give 62.6-62.7 edges a DAG, as the reference does, yet twice
+the length leaves their largest edge gap at 2.5 times that of independent draws, and the gap grows from
+200 to 300 million steps: some edge's frequency still moves between the chains after hundreds of
+millions of steps (the rows above from the earlier proposals agreed at 200 million, 0.025 against
+0.018, so whether two chains agree there depends on their random numbers). At d = 20, n = 100, chain
+length alone does not give the reference check a converged reference: it needs more chains or a
+better-mixing sampler, and until then that data set cannot tell (MC3's reference verdict stays
+undecided).
 """
 
 from __future__ import annotations
