@@ -155,6 +155,14 @@ K = 6, lambda 0.9: 0.881 and 0.713 (16.3 and 17.0 edges; 2.5 min a data set). K 
 0.935 and 0.690 (17.3 and 17.8 edges; 4.5 min). So it stops the drift to dense graphs (31.7 edges
 on seed 1 at the defaults) but not the miss: credit over a window of transitions alone does not find
 seed 1's four-parent collider.
+At d = 20 (``--nodes 20 --rows 20 --seeds 0 --reference 100000000:10000:10000``: 20 expected edges, so
+not study 6's data set of 40, n = 20; two runs side by side on 2026-12-01 at d8387bb, chains that agree)
+the defaults give 48.9 edges against the reference's 59.2, largest error 0.385 (mean 0.063) against a
+floor of 0.038 (0.008), and the authors' 100,000 steps (``{"gfn_steps": 100000}``) 51.1 edges, 0.332
+(mean 0.042): twice the training moves it a little towards the reference, not within.
+The authors' own settings (their transformer with a target network) are not a row here: they take 1.4 s
+an iteration at d = 5 and 2.9 s at d = 9 on this machine, 38 and 82 hours a trial
+(``bench_gfn_network_cost.py``), so whether their method fails here too cannot be checked on a CPU.
 For d >= 10 give a longer ``--reference`` (e.g. ``200000:500:2500``).
 """
 
