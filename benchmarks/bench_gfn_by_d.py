@@ -155,6 +155,16 @@ K = 6, lambda 0.9: 0.881 and 0.713 (16.3 and 17.0 edges; 2.5 min a data set). K 
 0.935 and 0.690 (17.3 and 17.8 edges; 4.5 min). So it stops the drift to dense graphs (31.7 edges
 on seed 1 at the defaults) but not the miss: credit over a window of transitions alone does not find
 seed 1's four-parent collider.
+Prioritized replay of the best graphs found (Shen et al. 2023's "PRT", 2026-12-01 at ab542f7, seeds 1 and 2
+side by side on the two cores; a probe outside the kit, not kept) does not help either. The 32 best
+terminal graphs the environments reached, scored by their summed delta scores, were kept. Each iteration
+then pushed ``NB`` transitions into the replay buffer beside the environments' own: each came from a random
+kept graph, the first ``k`` edges of a uniformly random order of its edges, then edge ``k + 1``, so it lay
+on a backward trajectory of the uniform ``P_B``. Loss and target unchanged. ``NB`` 8: largest error 0.244
+and 0.820 (13.8 and 34.8 edges); ``NB`` 24: 0.371 and 0.739 (14.2 and 36.0 edges, the complete DAGs on
+seed 2); ``NB`` 8 with ``{"gfn_min_exploration": 0.0}``: 0.796 and 0.873 (30.9 and 34.1 edges). So replaying
+the best graphs' paths brings seed 1's density down in one setting, but seed 2 still drifts to dense
+graphs, and no setting is within.
 At d = 20 (``--nodes 20 --rows 20 --seeds 0 --reference 100000000:10000:10000``: 20 expected edges, so
 not study 6's data set of 40, n = 20; two runs side by side on 2026-12-01 at d8387bb, chains that agree)
 the defaults give 48.9 edges against the reference's 59.2, largest error 0.385 (mean 0.063) against a
