@@ -1,5 +1,5 @@
-"""What one training iteration of DAG-GFlowNet costs on this machine, by policy network and number
-of variables d (issue 34): at the authors' settings (Deleu et al. 2022: their linear transformer of
+"""What one training iteration of DAG-GFlowNet costs on this machine, by settings and number of
+variables d (issue 34): at the authors' settings (Deleu et al. 2022: their linear transformer of
 width 128, 3 blocks and 2 head blocks, with a target network; :data:`~causaleval.bayes.dag_gflownet.PAPER`)
 beside the kit's defaults (the MLP policy trained by the loss's full gradient, the anchor;
 :data:`~causaleval.bayes.dag_gflownet.DEFAULTS`), as a ratio, with the time the authors' 101,000
@@ -9,9 +9,10 @@ iterations (1,000 of prefill, 100,000 with an update) would take.
 
 Data: study 6's synthetic setting (``studies.bayesian_cd_ate.data.synthetic``: d expected edges,
 notebook 6's ``noise_sd``, 100 rows, seed 0, z-scored); the cost does not depend on the values.
-Options: those settings with ``gfn_prefill`` 1 and ``gfn_steps`` 2,000 (kit) and 16 (authors). Each (settings, d)
-compiles the training program ahead of time (the program ``_gfn_jax.train`` runs, XLA's dots pinned as
-in a study's run), then runs it once: a row's time is of iterations only, its compile beside it.
+Options: those settings with ``gfn_prefill`` 1 and ``gfn_steps`` 2,000 (kit) and 16 (authors). Each
+(settings, d) compiles the training program ahead of time (the program ``_gfn_jax.train`` runs, XLA's
+dots pinned as in a study's run), then runs it once: a row's time is of iterations only, its compile
+beside it.
 An iteration is one environment step of ``gfn_envs`` graphs plus, after the prefill, one update of
 ``gfn_batch`` transitions (its cost does not depend on how far training has gone); the one prefill
 iteration has no update, so a row's cost per iteration is a lower bound, by at most 1 in 17 for the
@@ -73,8 +74,9 @@ def main() -> None:
             per = run_s / (PREFILL + STEPS[setting])
             anchor = per if setting == "kit" else anchor
             ratio = f"{per / anchor:.0f}" if anchor else ""
+            hours = per * PAPER_ITERATIONS / 3600
             print(f"| {d} | {setting} | {SETTINGS[setting]['gfn_network']} | {PREFILL + STEPS[setting]} | "
-                  f"{1000 * per:.2f} | {compile_s:.0f} | {ratio} | {per * PAPER_ITERATIONS / 3600:.2f} |", flush=True)
+                  f"{1000 * per:.2f} | {compile_s:.0f} | {ratio} | {hours:.2f} |", flush=True)
 
 
 if __name__ == "__main__":
