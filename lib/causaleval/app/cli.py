@@ -216,6 +216,7 @@ def run_study(name: str, overrides: dict[str, Any], tag: str | None = None, inpl
                 )
             finally:  # papermill leaves a kernel it was given running; then the watchdog has nothing to do
                 _cancel_cell_polls()
+                km.stop_clients()
                 if km.has_kernel:
                     km.shutdown_kernel(now=True)
                 km.release_watchdog()
@@ -354,12 +355,15 @@ def _guarded_kernel_manager(kernel_name: str, ip: str) -> Any:
     """A kernel manager whose kernel's process group (the kernel and every process it starts) a
     standard-library watchdog (:mod:`causaleval.app.watchdog`) kills when this process ends, however
     it ends: ``kill -9`` included; the watchdog then removes the socket folder of ``ip`` too.
-    :meth:`release_watchdog` ends the watchdog after a clean shutdown."""
+    :meth:`release_watchdog` ends the watchdog after a clean shutdown. Its clients start no heartbeat
+    channel (:mod:`causaleval.app.heartless`)."""
     import subprocess
 
     from jupyter_client.manager import KernelManager
 
-    class GuardedKernelManager(KernelManager):
+    from causaleval.app.heartless import WithoutHeartbeat
+
+    class GuardedKernelManager(WithoutHeartbeat, KernelManager):
         async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
             await super()._async_launch_kernel(kernel_cmd, **kw)
             pgid = self.provisioner.pgid if self.provisioner is not None else None

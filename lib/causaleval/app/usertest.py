@@ -3,7 +3,8 @@
 pytest over ``PATH`` (default ``./studies``) with the kit's nbval settings: every ``test_*.py``
 (the unit tests ``causaleval new`` writes) and every notebook, executed in lax mode with the cells
 tagged ``nbval-check-output`` compared with their stored outputs, masked by the kit's
-``tests/nbval_sanitize.cfg`` (addresses, timings, progress bars, paths). As under ``make test``, the
+``tests/nbval_sanitize.cfg`` (addresses, timings, progress bars, paths), their kernels without the
+heartbeat channel (:mod:`causaleval.app.nbval_plugin`). As under ``make test``, the
 notebooks' tables and figures go to a temporary folder (``CAUSALEVAL_FIGURES``), never over the
 study's own ``figures/``, and the kernel finds the studies of ``PATH`` (``CAUSALEVAL_STUDIES``).
 """
@@ -26,7 +27,7 @@ def pytest_command(folder: Path, jobs: int = 1) -> list[str]:
     """The pytest command line for ``folder`` (the kit's ``addopts`` of ``pyproject.toml``, without
     its ``testpaths``); ``jobs`` > 1 runs on that many xdist workers, each notebook on one."""
     command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", f"--rootdir={folder}",
-               "-o", "addopts=", "-o", "testpaths=", "--nbval-lax", "--nbval-current-env",
+               "-o", "addopts=", "-o", "testpaths=", "-p", "causaleval.app.nbval_plugin", "--nbval-lax", "--nbval-current-env",
                "--nbval-cell-timeout=1800"]
     if SANITIZE.is_file():
         command.append(f"--nbval-sanitize-with={SANITIZE}")
