@@ -79,11 +79,13 @@ dense graphs from d = 8 (Measured); the minibatch is drawn with replacement (the
 Measured (this machine, one core beside other work; CPU time of :func:`causaleval.bayes._gfn_jax.train`
 and of the whole method):
 
-* Cost per iteration at d = 5 (batch 32, 8 environments): transformer width 128 (the authors')
-  about 280 ms, so their 101,000 iterations take about 8 hours per trial; width 16 with one
-  block per part about 16 ms; the MLP about 2 ms. The transformer's cost grows with the ``d^2``
-  tokens (16 times more at d = 20). Compilation takes 20-30 s per size and options (kept for
-  the process, so a study's trials of one size compile once).
+* Cost per iteration (batch 32, 8 environments; wall time of the compiled training program,
+  ``benchmarks/bench_gfn_network_cost.py``, 2026-12-01): the authors' settings (:data:`PAPER`: the
+  transformer of width 128 with a target network) 1.37 s at d = 5, 2.92 s at d = 9, 3.56 s at d = 11
+  and 12.1 s at d = 20, so their 101,000 iterations take 38 to 340 hours per trial; the kit's
+  defaults (the MLP, the full gradient) 0.81 ms at d = 5 and 3.17 ms at d = 20. Earlier, CPU time
+  at d = 5: width 16 with one block per part about 16 ms. Compilation takes 20-30 s per size and
+  options (kept for the process, so a study's trials of one size compile once).
 * The test's data (study 6's d = 4, n = 50, seed 0, standardised; 1,500 samples): the defaults with
   20,000 steps give a DAG TV of 0.065 against a floor of 0.061 (0.067 with the target network),
   about 15 s; the untrained policy (1 step) misses twice the floor.
