@@ -322,16 +322,16 @@ def test_trials_read_back_are_the_saved_ones_and_the_recomputed_one_must_match(t
     """A run with ``trials_from = None`` runs and saves every trial; a run reading them back gets the same
     frames, recomputes the last ``recompute_trials`` of them and stops, naming the trial, the file and the
     line, when one differs from its saved rows; a run with other seeds reads back the trials it shares and
-    runs the rest, one with other trial settings runs all and says why; a folder without trials or with a
-    damaged stamp is refused before anything runs."""
+    runs the rest and saves them all (so a later run adds seeds to them), one with other trial settings runs
+    all and says why; a folder without trials or with a damaged stamp is refused before anything runs."""
     import gzip
 
     p = {**TINY, "sachs": True, "sachs_seeds": 1}
     ran = S.gather_trials(p)
-    assert ran.here and ran.source == "Every trial ran here."
+    assert ran.ran == 3 and ran.source == "Every trial ran here."
     S.save_trials(ran, study=S.STUDY, params=p, out=tmp_path / "ran")
     back = S.gather_trials({**p, "trials_from": str(tmp_path / "ran")})
-    assert not back.here and back.source.startswith("3 of the 3 trials are read back from ")
+    assert back.ran == 0 and back.source.startswith("3 of the 3 trials are read back from ")
     assert "recomputed here and equal to its rows bit for bit: sachs seed 0." in back.source
     for frame in ("pairs", "counts", "distributions"):
         pd.testing.assert_frame_equal(back.results[frame], ran.results[frame], check_dtype=False)
@@ -339,12 +339,17 @@ def test_trials_read_back_are_the_saved_ones_and_the_recomputed_one_must_match(t
     assert "bit for bit: n=20 seed 1, sachs seed 0." in two.source
     other_seeds = {**p, "seeds": [0, 2]}
     shared = S.gather_trials({**other_seeds, "trials_from": str(tmp_path / "ran")})
-    assert not shared.here and shared.source.startswith("2 of the 3 trials are read back")
+    assert shared.ran == 1 and shared.source.startswith("2 of the 3 trials are read back")
     assert "bit for bit: sachs seed 0. Run here, as it does not hold them: n=20 seed 2." in shared.source
     for frame, table in S.run(other_seeds).items():
         pd.testing.assert_frame_equal(shared.results[frame], table, check_dtype=False)
+    S.save_trials(shared, study=S.STUDY, params=other_seeds, out=tmp_path / "added")  # read back and run here
+    added = S.gather_trials({**p, "seeds": [0, 1, 2], "trials_from": str(tmp_path / "added")})
+    assert added.ran == 1 and "Run here, as it does not hold them: n=20 seed 1." in added.source
+    for frame, table in S.run({**p, "seeds": [0, 1, 2]}).items():
+        pd.testing.assert_frame_equal(added.results[frame], table, check_dtype=False)
     changed = S.gather_trials({**p, "n_posterior": 5, "trials_from": str(tmp_path / "ran")})
-    assert changed.here and "ran with other settings (n_posterior = 4 there, 5 here)" in changed.source
+    assert changed.ran == 3 and "ran with other settings (n_posterior = 4 there, 5 here)" in changed.source
     assert (changed.results["counts"]["posterior_dags"] == 5).all()
     S.save_trials(back, study=S.STUDY, params=p, out=tmp_path / "saved")
     assert not (tmp_path / "saved").exists()  # read back: its rows stay in trials_from

@@ -12,11 +12,13 @@ A trial is read back only from a run whose trials read the same parameters (:dat
 and only when that run holds it (the same setting and seed): a run with other seeds reads back those
 it shares and runs the rest; one with other trial settings runs every trial, and the sentence it
 shows says why. A ``trials_from`` folder without trials or with a damaged stamp is refused before the kernel
-starts (:func:`trials_source`). With ``trials_from = None`` every trial runs here (:func:`~.trials.run`)
-and :func:`save_trials` saves their rows (``trials_pairs.csv.gz``, ``trials_counts.csv.gz``,
-``trials_distributions.csv.gz``) for a later run to read. The trials read back and not recomputed are
-taken as committed: the code of the stamp's commit made them, which a rerun of ``06.trials.yaml``
-checks in full.
+starts (:func:`trials_source`). With ``trials_from = None`` every trial runs here (:func:`~.trials.run`).
+A run that ran any trial here (besides those it recomputed) saves the rows of all its trials
+(:func:`save_trials`: ``trials_pairs.csv.gz``, ``trials_counts.csv.gz``, ``trials_distributions.csv.gz``)
+for a later run to read: so seeds are added to a run a few at a time, each run reading back the
+last one's trials (its ``trials_from``) and saving them with its own. The trials read back and not
+recomputed are taken as committed: the code of the stamp's commit made them, which a rerun with
+``trials_from = None`` (e.g. of ``06.trials.yaml``) checks in full.
 """
 
 from __future__ import annotations
@@ -39,11 +41,11 @@ TEXT_COLUMNS = ("not run", "notes")  # saved empty when a method ran and said no
 
 class Trials(NamedTuple):
     """A run's trials: ``results``, the frames of :func:`~.trials.run`; ``source``, a sentence saying
-    where they come from; ``here``, whether every trial ran here (none read back)."""
+    where they come from; ``ran``, how many ran here and were not read back."""
 
     results: dict[str, pd.DataFrame]
     source: str
-    here: bool
+    ran: int
 
 
 def trials_source(p: Mapping[str, Any]) -> tuple[Path, dict[str, Any]] | None:
@@ -74,20 +76,20 @@ def gather_trials(p: Mapping[str, Any]) -> Trials:
     file and the first line that differs, when a recomputed trial is not the committed one."""
     source = trials_source(p)
     if source is None:
-        return Trials(run(p), "Every trial ran here.", here=True)
+        return Trials(run(p), "Every trial ran here.", ran=len(grid(p)))
     folder, stamp = source
     ran = stamp["parameters"]
     differ = [k for k in TRIAL_KEYS if ran.get(k) != p[k]]
     if differ:
         said = "; ".join(f"{k} = {ran.get(k)!r} there, {p[k]!r} here" for k in differ)
         return Trials(run(p), f"Every trial ran here: those in {paths.display(folder)} (`trials_from`) ran with other "
-                      f"settings ({said}).", here=True)
+                      f"settings ({said}).", ran=len(grid(p)))
     committed = {k: _read(folder, k) for k in FRAMES}
     held = set(zip(committed["counts"]["setting"], committed["counts"]["seed"]))
     wanted = grid(p)
     old = [t for t in wanted if (t["setting"], t["seed"]) in held]
     new = [t for t in wanted if (t["setting"], t["seed"]) not in held]
-    again = old[-p["recompute_trials"]:] if old else []
+    again = old[-p["recompute_trials"]:]  # recompute_trials >= 1 (the notebook's declared parameters)
     fresh = run(p, again + new)
     for trial in again:
         _compare(fresh, committed, trial["setting"], trial["seed"], folder)
@@ -99,7 +101,7 @@ def gather_trials(p: Mapping[str, Any]) -> Trials:
             f"{_named(again)}.")
     if new:
         said += f" Run here, as it does not hold them: {_named(new)}."
-    return Trials(results, said + " `trials_from = None` runs every trial here.", here=not old)
+    return Trials(results, said + " `trials_from = None` runs every trial here.", ran=len(new))
 
 
 def _named(trials: Sequence[Mapping[str, Any]]) -> str:
@@ -136,9 +138,9 @@ def _rows(table: pd.DataFrame, setting: str, seed: int) -> list[str]:
 
 
 def save_trials(trials: Trials, **save: Any) -> None:
-    """Save the trials that ran here (:func:`gather_trials`) as :data:`NAMES`, with provenance
-    (:func:`causaleval.report.save_rows`; ``save``: its ``study``, ``params`` and ``out``); trials read
-    back stay where they are."""
-    if trials.here:
+    """Save a run's trials (:func:`gather_trials`) as :data:`NAMES`, with provenance
+    (:func:`causaleval.report.save_rows`; ``save``: its ``study``, ``params`` and ``out``), when any of
+    them ran here: those read back with those run here. A run that read every trial back saves none."""
+    if trials.ran:
         for frame in FRAMES:
             report.save_rows(trials.results[frame], NAMES[frame], **save)
