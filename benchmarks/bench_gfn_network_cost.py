@@ -10,8 +10,8 @@ iterations (1,000 of prefill, 100,000 with an update) would take.
 Data: study 6's synthetic setting (``studies.bayesian_cd_ate.data.synthetic``: d expected edges,
 notebook 6's ``noise_sd``, 100 rows, seed 0, z-scored); the cost does not depend on the values.
 Options: those settings with ``gfn_prefill`` 1 and ``gfn_steps`` 2,000 (kit) and 16 (authors). Each
-(settings, d) compiles the training program ahead of time (the program ``_gfn_jax.train`` runs, XLA's
-dots pinned as in a study's run), then runs it once: a row's time is of iterations only, its compile
+(settings, d) compiles the training program ahead of time (``_gfn_jax.train_program``, the program
+``_gfn_jax.train`` runs, XLA's dots pinned as in a study's run), then runs it once: a row's time is of iterations only, its compile
 beside it.
 An iteration is one environment step of ``gfn_envs`` graphs plus, after the prefill, one update of
 ``gfn_batch`` transitions (its cost does not depend on how far training has gone); the one prefill
@@ -52,7 +52,7 @@ def seconds(setting: str, d: int, noise_sd: float) -> tuple[float, float]:
     key = jax.random.PRNGKey(0)
     with jax.enable_x64(True):
         start = time.perf_counter()
-        program = jax.jit(lambda t, k: _gfn_jax._train(jax, optax, t, opts, k)).lower(terms, key).compile()
+        program = _gfn_jax.train_program(jax, optax, d, opts).lower(terms, key).compile()
         compiled = time.perf_counter()
         jax.block_until_ready(program(terms, key))
     return compiled - start, time.perf_counter() - compiled

@@ -5,10 +5,7 @@ figures/), and the kernel inherits that; so does one JAX compilation cache for t
 
 import causaleval  # noqa: F401,I001  (first: causaleval.numenv)
 
-import atexit
 import os
-import shutil
-import tempfile
 
 import pytest
 
@@ -17,9 +14,7 @@ from causaleval import paths
 paths.scratch_figures()
 # One JAX compilation cache for the run's processes (xdist's workers, nbval's kernels, the commands the
 # tests start inherit it): a program compiles once, not once per process. Removed when the run ends.
-if "JAX_COMPILATION_CACHE_DIR" not in os.environ:
-    os.environ["JAX_COMPILATION_CACHE_DIR"] = tempfile.mkdtemp(prefix="causaleval-jax-cache-")
-    atexit.register(shutil.rmtree, os.environ["JAX_COMPILATION_CACHE_DIR"], ignore_errors=True)
+paths.scratch_dir("JAX_COMPILATION_CACHE_DIR", "causaleval-jax-cache-")
 os.environ.setdefault("RAYON_NUM_THREADS", "1")
 # The paper's own KDL files (licence unknown, never in the repository) beside the checkout, when there
 _SHARED_KDL = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data", "kdl")

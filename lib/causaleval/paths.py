@@ -51,10 +51,17 @@ def scratch_figures() -> Path:
     instead of ``figures/``, as the test suite and nbval do, so that they never write over the committed
     outputs: made once, by the process that first calls this (child processes and kernels inherit the
     variable), and removed when that process ends."""
-    if "CAUSALEVAL_FIGURES" not in os.environ:
-        os.environ["CAUSALEVAL_FIGURES"] = tempfile.mkdtemp(prefix="causaleval-figures-")
-        atexit.register(shutil.rmtree, os.environ["CAUSALEVAL_FIGURES"], ignore_errors=True)
-    return Path(os.environ["CAUSALEVAL_FIGURES"])
+    return scratch_dir("CAUSALEVAL_FIGURES", "causaleval-figures-")
+
+
+def scratch_dir(variable: str, prefix: str) -> Path:
+    """The folder the environment variable ``variable`` names; when unset, a new temporary folder
+    (its name starting ``prefix``) that this process names there, so that child processes and kernels
+    inherit it, and removes when it ends."""
+    if variable not in os.environ:
+        os.environ[variable] = tempfile.mkdtemp(prefix=prefix)
+        atexit.register(shutil.rmtree, os.environ[variable], ignore_errors=True)
+    return Path(os.environ[variable])
 
 
 def study_dirs() -> list[Path]:

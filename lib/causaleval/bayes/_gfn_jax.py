@@ -246,10 +246,15 @@ def train(jax, optax, terms: dict, opts: dict[str, Any], key) -> tuple:
     ``terms`` from :func:`bge_terms`. Call under ``jax.enable_x64(True)``: the delta scores are
     float64, the network float32. Returns the online parameters and, per iteration, the minibatch
     loss (0 during the prefill) and the share of edge (not stop) actions."""
-    d = terms["r"].shape[0]
-    fn = _compiled(jax, "train", (d, tuple(sorted(opts.items()))),
-                   lambda: lambda t, k: _train(jax, optax, t, dict(opts), k))
+    fn = train_program(jax, optax, terms["r"].shape[0], opts)
     return fn({name: np.asarray(v) for name, v in terms.items()}, key)
+
+
+def train_program(jax, optax, d: int, opts: dict[str, Any]):
+    """The jitted training function :func:`train` calls for ``d`` variables and ``opts``, called as
+    ``(terms, key)`` (kept for the process; ``.lower(terms, key).compile()`` compiles it ahead of time)."""
+    return _compiled(jax, "train", (d, tuple(sorted(opts.items()))),
+                     lambda: lambda t, k: _train(jax, optax, t, dict(opts), k))
 
 
 def _train(jax, optax, terms: dict, opts: dict[str, Any], key) -> tuple:

@@ -49,8 +49,6 @@ def label(method: str, options: Mapping[str, Any]) -> str:
 def _relabelled(rows: pd.DataFrame, options: Mapping[str, Any]) -> pd.DataFrame:
     if rows.empty:
         return rows
-    if "notes" in rows:
-        rows = rows.assign(notes=rows["notes"].fillna(""))
     return rows.assign(method=[label(m, options) for m in rows["method"]])
 
 
@@ -71,8 +69,8 @@ def read_beside(folder: str, p: Mapping[str, Any]) -> Beside:
     source = (f"{paths.display(where)}: {methods}, run at commit {commit} (`exact_seeds` {ran.get('exact_seeds')} of "
               f"`seeds` {ran.get('seeds')}, `exact_draws` {ran.get('exact_draws')}, `exact_draws_by_method` "
               f"{ran.get('exact_draws_by_method')}, `reference_nodes` {ran.get('reference_nodes')})")
-    return Beside(source, _relabelled(report.read_table(where, "exact_posterior"), options),
-                  _relabelled(report.read_table(where, "reference_check"), options))
+    return Beside(source, *(_relabelled(report.read_table(where, name, text=("notes",)), options)
+                            for name in ("exact_posterior", "reference_check")))
 
 
 def _same_data(ours: pd.DataFrame | None, theirs: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
