@@ -111,6 +111,21 @@ def test_the_compiled_mc3_chain_keeps_the_python_chains_states_bit_for_bit(d, n,
     assert np.array_equal(kept[0], kept[1])
 
 
+@pytest.mark.parametrize("d, n", [(6, 12), (20, 20), (20, 500)])
+def test_the_compiled_chains_family_scores_are_bges_bit_for_bit(d, n):
+    """Numba's slogdet (LAPACK through SciPy's OpenBLAS) and the per-size terms give BGeScore's own
+    floats (NumPy's slogdet) for every parent-set size, the empty set included."""
+    local = BGeScore(chain_data(d, n=n, seed=n).to_numpy(float))
+    base, coef = posteriors.bge_terms(local, d)
+    rng = np.random.default_rng(d + n)
+    for _ in range(400):
+        node = int(rng.integers(d))
+        others = [v for v in range(d) if v != node]
+        parents = tuple(sorted(rng.choice(others, int(rng.integers(0, min(d - 1, 9) + 1)), replace=False).tolist()))
+        mask = sum(1 << v for v in parents)
+        assert posteriors._mc3_jit.family_score(local.r, base, coef, node, mask) == local.compute(node, parents)
+
+
 def test_mc3_draws_its_proposals_in_blocks_of_bounded_size(monkeypatch):
     monkeypatch.setattr(posteriors, "MC3_BLOCK", 1000)
     blocks = list(posteriors.mc3_proposals(np.random.default_rng(0), 5, 2500))

@@ -1,14 +1,19 @@
 """MC3's chain compiled (numba): the loop of :func:`causaleval.bayes.posteriors.mc3`, step for step.
 
-The compiled loop does not score: it reads family scores from a table the caller fills, keyed by
-``(node, parent bit mask)``. When a proposal needs a family the table lacks, :func:`advance` returns
-that family and the step it stopped at, before changing anything; the caller computes the score
-(the same ``BGeScore`` call the Python chain makes) and resumes at that step. So the proposals,
-the acceptance tests ``log u < sum of (new - old) family scores`` (summed in the Python chain's
-order) and the kept states are the Python chain's, bit for bit
-(``tests/test_bayes_exact.py``); only the bookkeeping is compiled. Parent sets are ``int64`` bit
-masks, so the chain runs on at most :data:`MAX_NODES` variables (``posteriors.mc3`` runs the Python
-chain beyond). ``benchmarks/bench_mc3_chain.py`` measures both.
+The compiled loop scores too. A family ``(v, Pa(v))`` scores by the BGe formula of
+:class:`causaleval.learn.ges.BGeScore` (its module notes; Geiger and Heckerman 2002, Kuipers et al.
+2014), ``S(v, Pa) = base_k - c_k (log det R[v, Pa] - log det R[Pa]) - log det R[Pa] / 2`` with
+``k = |Pa|``, where the per-size terms ``base_k`` and ``c_k`` come from ``BGeScore.terms`` (computed
+in Python, as its own ``compute`` does) and each ``log det`` of the submatrix of ``R`` on the family
+``[v, *Pa]`` and on ``Pa`` (parents ascending, the order of ``BGeScore.compute``) is numba's
+``np.linalg.slogdet``: LAPACK's ``dgetrf`` through SciPy's OpenBLAS, pinned to the same Haswell
+kernels as NumPy's (:mod:`causaleval.numenv`), then the same sum of logs of the pivots. So each family
+score is ``BGeScore``'s float, the proposals, the acceptance tests ``log u < sum of (new - old)
+family scores`` (summed in the Python chain's order) and the kept states are the Python chain's, bit
+for bit (``tests/test_bayes_exact.py``). Family scores are kept in a table keyed by ``(node, parent
+bit mask)``, as the chain revisits families. Parent sets are ``int64`` bit masks, so the chain runs
+on at most :data:`MAX_NODES` variables (``posteriors.mc3`` runs the Python chain beyond).
+``benchmarks/bench_mc3_chain.py`` measures both.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ import numpy as np
 from numba import types
 
 MAX_NODES = 62  # bit masks in int64, bit 63 (the sign) unused
-CHUNK = 1_000_000  # steps per call at most (about a second): Python's signal handlers run between calls
+CHUNK = 1_000_000  # steps per call at most (under a second): Python's signal handlers run between calls
 KEY = types.UniTuple(types.int64, 2)
 
 
@@ -45,12 +50,40 @@ def _reaches(parents: np.ndarray, a: int, b: int) -> bool:
 
 
 @numba.njit(cache=True)
+def _logdet(r: np.ndarray, nodes: np.ndarray, k: int) -> float:
+    """``log |det R[nodes[:k], nodes[:k]]|`` (0 for no nodes), as ``BGeScore._logdet``."""
+    if k == 0:
+        return 0.0
+    sub = np.empty((k, k))
+    for a in range(k):
+        for b in range(k):
+            sub[a, b] = r[nodes[a], nodes[b]]
+    return np.linalg.slogdet(sub)[1]
+
+
+@numba.njit(cache=True)
+def family_score(r: np.ndarray, base: np.ndarray, coef: np.ndarray, node: int, mask: int) -> float:
+    """The BGe score of ``node`` with the parents of the bit ``mask`` (module notes)."""
+    d = r.shape[0]
+    nodes = np.empty(d, np.int64)
+    nodes[0] = node
+    k = 0
+    for u in range(d):
+        if mask >> u & 1:
+            k += 1
+            nodes[k] = u
+    family = _logdet(r, nodes, k + 1)
+    given = _logdet(r, nodes[1:], k)
+    return base[k] - coef[k] * (family - given) - given / 2
+
+
+@numba.njit(cache=True)
 def advance(parents: np.ndarray, pairs: np.ndarray, log_u: np.ndarray, offset: int, start: int, end: int,
-            burn_in: int, thin: int, table: numba.typed.Dict, out: np.ndarray) -> tuple[int, int, int]:
+            burn_in: int, thin: int, r: np.ndarray, base: np.ndarray, coef: np.ndarray,
+            table: numba.typed.Dict, out: np.ndarray) -> None:
     """Run the chain over ``pairs[start:end]`` and ``log_u[start:end]``, a block's proposals whose first
     is the chain's step ``offset``, on ``parents`` (bit masks, changed in place), keeping states into
-    ``out``. Returns ``(end, -1, 0)`` when done, else ``(t, node, mask)``: the proposal at ``t``
-    needs the family ``(node, mask)``, absent from ``table``."""
+    ``out``; family scores by :func:`family_score` on ``r``, ``base`` and ``coef``, kept in ``table``."""
     d = parents.shape[0]
     one = np.int64(1)
     nodes = np.empty(2, np.int64)
@@ -77,7 +110,7 @@ def advance(parents: np.ndarray, pairs: np.ndarray, log_u: np.ndarray, offset: i
             for m in range(moves):
                 for mask in (masks[m], parents[nodes[m]]):
                     if (nodes[m], mask) not in table:
-                        return t, nodes[m], mask
+                        table[(nodes[m], mask)] = family_score(r, base, coef, nodes[m], mask)
             delta = table[(nodes[0], masks[0])] - table[(nodes[0], parents[nodes[0]])]
             if moves == 2:
                 delta = delta + (table[(nodes[1], masks[1])] - table[(nodes[1], parents[nodes[1]])])
@@ -91,4 +124,3 @@ def advance(parents: np.ndarray, pairs: np.ndarray, log_u: np.ndarray, offset: i
                 for u in range(d):
                     if parents[v] >> u & 1:
                         out[k, u, v] = True
-    return end, -1, 0

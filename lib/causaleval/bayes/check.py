@@ -227,10 +227,11 @@ def long_chain_reference(data: pd.DataFrame, *, burn_in: int, thin: int, n_draws
                          seeds: tuple[int, int] = REFERENCE_SEEDS) -> Reference:
     """Two MC3 chains on ``data`` (seeds ``seeds``), each ``burn_in + n_draws * thin`` steps keeping
     ``n_draws`` states, pooled into a :class:`Reference` (module notes). Cost on the project's machine
-    with MC3's compiled chain (``benchmarks/bench_mc3_reference.py``, 2026-11-28): about 0.1 us a step
-    on Sachs (d = 11), 0.3-0.6 us on study 6's z-scored d = 20 data at n = 100 and 0.8-1.2 us at n = 20
-    (about 63 and 78 edges a DAG); 200 million steps a chain, study 6's full check, take about 40 CPU s
-    for both chains on Sachs and 330 s at d = 20, n = 20."""
+    with MC3's chain and its family scores compiled (``posteriors.mc3`` over 100 million steps,
+    proposals included, 2026-12-02): about 0.2 us a step on Sachs (d = 11), 0.35 us on study 6's
+    z-scored d = 20 data at n = 100 and 0.6 us at n = 20 (about 63 and 78 edges a DAG); 200 million
+    steps a chain, study 6's full check, so take about 80 CPU s for both chains on Sachs and 250 s at
+    d = 20, n = 20."""
     return long_chain_references([data], burn_in=burn_in, thin=thin, n_draws=n_draws, seeds=seeds)[0]
 
 

@@ -45,8 +45,9 @@ Built in (Emezue et al. 2023, Sec. 3.1 and App. B.3; REFERENCES.md):
   to reverse ``j -> i`` if present, else to add ``i -> j``; a proposal that closes a cycle is
   rejected. The proposal is symmetric, so a move is accepted with probability
   ``min(1, exp(score' - score))``. After ``mc3_burn_in`` steps, every ``mc3_thin``-th state is kept.
-  The chain runs compiled (:mod:`causaleval.bayes._mc3_jit`; the same states as the Python chain
-  :func:`mc3_chain`, bit for bit), so the tens of millions of steps that d = 20 needs take minutes
+  The chain runs compiled, its BGe family scores too (:mod:`causaleval.bayes._mc3_jit`; the same
+  scores and states as the Python chain :func:`mc3_chain`, bit for bit), so the hundreds of millions
+  of steps that d = 20 needs take minutes
   (``benchmarks/bench_mc3_chain.py``, ``bench_mc3_reference.py``).
 """
 
@@ -58,7 +59,7 @@ import sys
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -70,6 +71,9 @@ from causaleval.graphs.extensions import NoExtension, consistent_extension, mec_
 from causaleval.graphs import CausalGraph, _acyclic
 from causaleval.params import check_option
 from causaleval.plugins import check_name
+
+if TYPE_CHECKING:
+    from causaleval.learn.ges import BGeScore
 
 PosteriorFn = Callable[..., np.ndarray]
 POSTERIORS: dict[str, PosteriorFn] = {}
@@ -371,23 +375,27 @@ def mc3_chain(local: Callable[[int, tuple[int, ...]], float], d: int, blocks: Pr
     return out
 
 
-def _mc3_compiled(local: Callable[[int, tuple[int, ...]], float], d: int, blocks: Proposals,
-                  burn_in: int, thin: int, n_samples: int) -> np.ndarray:
-    """:func:`mc3_chain` by :func:`causaleval.bayes._mc3_jit.advance`, which stops at each family
-    score it lacks (and after ``CHUNK`` steps); this computes the score by ``local`` and resumes."""
+def _mc3_compiled(local: BGeScore, d: int, blocks: Proposals, burn_in: int, thin: int,
+                  n_samples: int) -> np.ndarray:
+    """:func:`mc3_chain` by :func:`causaleval.bayes._mc3_jit.advance`, which scores the families by
+    ``local``'s matrix and terms itself (the same floats as ``local``), in calls of at most ``CHUNK`` steps."""
     table = _mc3_jit.new_table()
+    base, coef = bge_terms(local, d)
     parents = np.zeros(d, dtype=np.int64)
     out = np.zeros((n_samples, d, d), dtype=bool)
     offset = 0
     for pairs, log_u in blocks:
-        at = 0
-        while at < len(pairs):
+        for at in range(0, len(pairs), _mc3_jit.CHUNK):
             end = min(at + _mc3_jit.CHUNK, len(pairs))
-            at, node, mask = _mc3_jit.advance(parents, pairs, log_u, offset, at, end, burn_in, thin, table, out)
-            if node >= 0:
-                table[(node, mask)] = local(node, bits(mask))
+            _mc3_jit.advance(parents, pairs, log_u, offset, at, end, burn_in, thin, local.r, base, coef, table, out)
         offset += len(pairs)
     return out
+
+
+def bge_terms(local: BGeScore, d: int) -> tuple[np.ndarray, np.ndarray]:
+    """``local.terms(k)`` for ``k = 0 .. d - 1`` parents, as the arrays ``base`` and ``c`` of the compiled chain."""
+    base, coef = zip(*(local.terms(k) for k in range(d)))
+    return np.array(base), np.array(coef)
 
 
 def _mc3_move(parents: list[int], i: int, j: int) -> list[tuple[int, int]] | None:

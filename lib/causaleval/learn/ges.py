@@ -262,10 +262,19 @@ class BGeScore(LocalScore):
         given = np.linalg.slogdet(self.r[pa[:, :, None], pa[:, None, :]])[1]
         return self._score(family, given, pa.shape[1]).tolist()
 
-    def _score(self, family, given, k: int):
+    def terms(self, k: int) -> tuple[float, float]:
+        """The parts of a family's score that depend only on its number of parents ``k``:
+        ``base_k = constant + lgamma((n + a) / 2) - lgamma(a / 2) + (a + k) / 2 log t`` and
+        ``c_k = (n + a) / 2``, with ``a = alpha_w - p + k + 1``, so that ``S = base_k - c_k (family -
+        given) - given / 2`` (the log determinants of ``R`` on the family and on the parents; MC3's
+        compiled chain, :mod:`causaleval.bayes._mc3_jit`, scores by them)."""
         n, a = self.n, self.alpha_w - self.p + k + 1
-        return (self.constant + math.lgamma((n + a) / 2) - math.lgamma(a / 2) + (a + k) / 2 * math.log(self.t)
-                - (n + a) / 2 * (family - given) - given / 2)
+        base = self.constant + math.lgamma((n + a) / 2) - math.lgamma(a / 2) + (a + k) / 2 * math.log(self.t)
+        return base, (n + a) / 2
+
+    def _score(self, family, given, k: int):
+        base, coef = self.terms(k)
+        return base - coef * (family - given) - given / 2
 
 
 @dataclass(frozen=True)

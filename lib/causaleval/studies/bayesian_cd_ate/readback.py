@@ -1,8 +1,9 @@
 """Study 6's trials read back from a committed run, one of them recomputed and compared bit for bit.
 
 The trials of the notebook's defaults (seeds 0 and 1 at d = 20, n = 20, and Sachs, through all seven
-methods) take 11.5 to 13 minutes on two cores, alone on the machine: a synthetic trial about 460 s alone (DAG-GFlowNet's
-training 189 s, DiBS's 200 SVGD steps 103 s, MC3's 10 million burn-in steps 102 s, BCD Nets 52 s), the
+methods) took 11.5 to 13 minutes on two cores, alone on the machine, when MC3's family scores were
+computed in Python: a synthetic trial about 460 s alone (DAG-GFlowNet's training 189 s, DiBS's 200 SVGD
+steps 103 s, MC3's 10.2 million steps 102 s, 11 s since its scores are compiled, BCD Nets 52 s), the
 Sachs trial about 170 s. So the notebook at its defaults reads them back (``trials_from``; default
 :data:`TRIALS_DIR`, the committed run of ``notebooks/params/06.trials.yaml``: the defaults with
 ``trials_from = None``, every trial run there) and recomputes the last ``recompute_trials`` of them
