@@ -108,6 +108,18 @@ def test_the_long_chain_reference_converges_to_the_exact_marginals():
     assert not short.converged  # 500 consecutive states from the empty graph
 
 
+def test_a_tempered_reference_runs_tempered_mc3_chains_and_converges_to_the_exact_marginals():
+    data = chain_data(0)
+    ref = check.long_chain_reference(data, **REFERENCE, copies=3, beta_ratio=0.5)
+    assert ref.converged and (ref.copies, ref.beta_ratio) == (3, 0.5)
+    options = {"mc3_burn_in": 5000, "mc3_thin": 50, "mc3_copies": 3, "mc3_beta_ratio": 0.5}
+    chains = [posteriors.mc3(data, n_samples=2000, seed=s, options=options).mean(axis=0) for s in check.REFERENCE_SEEDS]
+    assert np.array_equal(ref.frequencies, (chains[0] + chains[1]) / 2)
+    off = ~np.eye(4, dtype=bool)
+    truth = exact.edge_marginals(data)[off]
+    assert np.abs(ref.frequencies[off] - truth).max() <= check.FACTOR * check.binomial_error(truth, ref.draws, 10**9, 0)[0]
+
+
 def test_the_floor_of_independent_draws_shrinks_with_draws_and_with_the_reference():
     p = np.linspace(0, 1, 30)
     few, many = check.binomial_error(p, 100, 10**6, 0), check.binomial_error(p, 2000, 10**6, 0)
@@ -162,8 +174,8 @@ def test_the_study_runs_the_reference_check_from_its_parameters():
     p = {"methods": ["mc3"], "seeds": [0], "sample_sizes": [50, 80], "expected_edges": 4.0, "noise_sd": 0.5, "standardize": True,
          "pc_alpha": 0.05, "ges_score": "bic", "cpdag_rule": "random_extension", "mc3_burn_in": 2000, "mc3_thin": 10,
          "method_options": {}, "exact_draws": 300, "exact_draws_by_method": {}, "reference_nodes": [4],
-         "reference_burn_in": 2000, "reference_thin": 20, "reference_draws": 500,
-         "reference_method_draws": 300, "n_jobs": 1}
+         "reference_burn_in": 2000, "reference_thin": 20, "reference_draws": 500, "reference_copies": 1,
+         "reference_beta_ratio": 0.8, "reference_method_draws": 300, "n_jobs": 1}
     table, summary, seconds = exact_check.reference_check(p)
     assert list(table["n"]) == [50, 80] and (table["d"] == 4).all() and (table["draws"] == 300).all()
     assert list(table["method"]) == ["mc3"] * 2 and (table["reference draws"] == 1000).all()

@@ -94,6 +94,32 @@ def test_mc3_long_chain_converges_to_the_exact_marginals():
     assert math.isfinite(exact.dag_tv(sample, data))
 
 
+def test_tempered_mc3s_cold_copy_samples_the_exact_posterior():
+    """Copy 0 of four tempered copies keeps p(G | D). Its hottest copy (beta = 0.125) is close to the
+    uniform prior over DAGs, so a swap test of the wrong sign or factor, or a swap that forgot the
+    scores, would pull copy 0's marginals off the posterior by far more than 0.03 (the same bound as
+    the untempered chain's test above; measured: mean 0.003, max 0.008). Swaps happen, not always."""
+    data = chain_data(4)
+    opts = {"mc3_burn_in": 2000, "mc3_thin": 10, "mc3_copies": 4, "mc3_beta_ratio": 0.5}
+    sample = posteriors.mc3(data, n_samples=20000, seed=0, options=opts)
+    error = np.abs(sample.mean(axis=0) - exact.edge_marginals(data))
+    assert exact.edge_distance(sample, data) < 0.01 and error.max() < 0.03
+    assert np.array_equal(sample, posteriors.mc3(data, n_samples=20000, seed=0, options=opts))
+    steps, swaps = 2000 + 20000 * 10, np.zeros(3, dtype=np.int64)
+    blocks = posteriors.mc3_proposals(np.random.default_rng(0), 4, steps, copies=4)
+    kept = posteriors._mc3_compiled(BGeScore(data.to_numpy(float)), 4, blocks, 2000, 10, 20000,
+                                    posteriors.mc3_betas(4, 0.5), swaps)
+    assert np.array_equal(kept, sample)
+    assert (swaps > 0.05 * steps / 3).all() and (swaps < 0.95 * steps / 3).all()
+
+
+def test_tempered_mc3_is_refused_beyond_the_compiled_chains_nodes(monkeypatch):
+    monkeypatch.setattr(posteriors._mc3_jit, "MAX_NODES", 4)
+    with pytest.raises(ValueError, match="mc3: mc3_copies=2 \\(parallel tempering\\) runs on at most 4 variables, not 5"):
+        posteriors.check_size("mc3", 5, {"mc3_copies": 2})
+    posteriors.check_size("mc3", 5, {"mc3_copies": 1})
+
+
 @pytest.mark.parametrize("d, n", [(4, 50), (9, 200), (14, 30)])
 def test_the_compiled_mc3_chain_keeps_the_python_chains_states_bit_for_bit(d, n, monkeypatch):
     """Same proposals, same accept tests, same kept states: the compiled chain is a re-expression,
@@ -103,10 +129,10 @@ def test_the_compiled_mc3_chain_keeps_the_python_chains_states_bit_for_bit(d, n,
     monkeypatch.setattr(posteriors._mc3_jit, "CHUNK", 977)
     data = chain_data(d, n=n, seed=d)
     steps = 30000
-    pairs, log_u = next(posteriors.mc3_proposals(np.random.default_rng(d), d, steps))
-    blocks = [(pairs[at:at + 7001], log_u[at:at + 7001]) for at in range(0, steps, 7001)]
+    whole = next(posteriors.mc3_proposals(np.random.default_rng(d), d, steps))
+    blocks = [tuple(a[at:at + 7001] for a in whole) for at in range(0, steps, 7001)]
     kept = [chain(BGeScore(data.to_numpy(float)), d, proposals, 1000, 29, 1000)
-            for chain, proposals in ((posteriors.mc3_chain, [(pairs, log_u)]), (posteriors._mc3_compiled, blocks))]
+            for chain, proposals in ((posteriors.mc3_chain, [whole]), (posteriors._mc3_compiled, blocks))]
     assert kept[0].any() and kept[0].mean(axis=0).std() > 0
     assert np.array_equal(kept[0], kept[1])
 
@@ -129,9 +155,13 @@ def test_the_compiled_chains_family_scores_are_bges_bit_for_bit(d, n):
 def test_mc3_draws_its_proposals_in_blocks_of_bounded_size(monkeypatch):
     monkeypatch.setattr(posteriors, "MC3_BLOCK", 1000)
     blocks = list(posteriors.mc3_proposals(np.random.default_rng(0), 5, 2500))
-    assert [len(p) for p, _ in blocks] == [1000, 1000, 500] and all(len(p) == len(u) for p, u in blocks)
-    pairs = np.concatenate([p for p, _ in blocks])
-    assert pairs.min() >= 0 and pairs.max() < 20 and all((u < 0).all() for _, u in blocks)
+    assert [p.shape for p, *_ in blocks] == [(1000, 1), (1000, 1), (500, 1)]
+    assert all(u.shape == p.shape and len(a) == len(b) == 0 for p, u, a, b in blocks)
+    pairs = np.concatenate([p for p, *_ in blocks])
+    assert pairs.min() >= 0 and pairs.max() < 20 and all((u < 0).all() for _, u, *_ in blocks)
+    tempered = list(posteriors.mc3_proposals(np.random.default_rng(0), 5, 2500, copies=4))  # 250 steps of 4 a block
+    assert [p.shape for p, *_ in tempered] == [(250, 4)] * 10
+    assert all(len(a) == len(b) == 250 and set(a) == {0, 1, 2} and (b < 0).all() for _, _, a, b in tempered)
 
 
 def test_mc3_runs_the_python_chain_beyond_the_compiled_chains_nodes(monkeypatch):

@@ -1,4 +1,5 @@
-"""MC3's chain compiled (numba): the loop of :func:`causaleval.bayes.posteriors.mc3`, step for step.
+"""MC3's chain compiled (numba): the loop of :func:`causaleval.bayes.posteriors.mc3`, step for step,
+and its tempered copies (``posteriors.mc3``'s option ``mc3_copies``).
 
 The compiled loop scores too. A family ``(v, Pa(v))`` scores by the BGe formula of
 :class:`causaleval.learn.ges.BGeScore` (its module notes; Geiger and Heckerman 2002, Kuipers et al.
@@ -78,49 +79,65 @@ def family_score(r: np.ndarray, base: np.ndarray, coef: np.ndarray, node: int, m
 
 
 @numba.njit(cache=True)
-def advance(parents: np.ndarray, pairs: np.ndarray, log_u: np.ndarray, offset: int, start: int, end: int,
-            burn_in: int, thin: int, r: np.ndarray, base: np.ndarray, coef: np.ndarray,
-            table: numba.typed.Dict, out: np.ndarray) -> None:
-    """Run the chain over ``pairs[start:end]`` and ``log_u[start:end]``, a block's proposals whose first
-    is the chain's step ``offset``, on ``parents`` (bit masks, changed in place), keeping states into
-    ``out``; family scores by :func:`family_score` on ``r``, ``base`` and ``coef``, kept in ``table``."""
-    d = parents.shape[0]
+def advance(parents: np.ndarray, score: np.ndarray, betas: np.ndarray, pairs: np.ndarray, log_u: np.ndarray,
+            swap_pair: np.ndarray, swap_log_u: np.ndarray, offset: int, start: int, end: int, burn_in: int,
+            thin: int, r: np.ndarray, base: np.ndarray, coef: np.ndarray, table: numba.typed.Dict,
+            out: np.ndarray, swaps: np.ndarray) -> None:
+    """Run the chain's ``K`` copies (``parents``, ``K x d`` bit masks, and their log ``score`` s, both
+    changed in place; copy ``c`` at inverse temperature ``betas[c]``, ``K = 1`` and ``betas = [1]`` the
+    plain chain) over the steps ``start:end`` of a block whose first is the chain's step ``offset``:
+    per step each copy ``c`` proposes ``pairs[t, c]``, accepted when ``log_u[t, c] < betas[c] * delta``;
+    then, with two copies or more, the states of copies ``a = swap_pair[t]`` and ``a + 1`` are swapped
+    when ``swap_log_u[t] < (betas[a] - betas[a + 1]) * (score[a + 1] - score[a])``, counted in
+    ``swaps[a]``. Copy 0's states are kept into ``out``; family scores by :func:`family_score` on ``r``,
+    ``base`` and ``coef``, kept in ``table``."""
+    n_copies, d = parents.shape
     one = np.int64(1)
     nodes = np.empty(2, np.int64)
     masks = np.empty(2, np.int64)
     for t in range(start, end):
-        i, j = divmod(pairs[t], d - 1)
-        if j >= i:
-            j += 1
-        moves = 0
-        if parents[j] >> i & 1:  # delete i -> j
-            nodes[0], masks[0], moves = j, parents[j] & ~(one << i), 1
-        elif parents[i] >> j & 1:  # reverse j -> i into i -> j
-            without_i = parents[i] & ~(one << j)
-            old_i = parents[i]
-            parents[i] = without_i
-            cycle = _reaches(parents, j, i)
-            parents[i] = old_i
-            if not cycle:
-                nodes[0], masks[0] = i, without_i
-                nodes[1], masks[1], moves = j, parents[j] | one << i, 2
-        elif not _reaches(parents, j, i):  # add i -> j
-            nodes[0], masks[0], moves = j, parents[j] | one << i, 1
-        if moves:
-            for m in range(moves):
-                for mask in (masks[m], parents[nodes[m]]):
-                    if (nodes[m], mask) not in table:
-                        table[(nodes[m], mask)] = family_score(r, base, coef, nodes[m], mask)
-            delta = table[(nodes[0], masks[0])] - table[(nodes[0], parents[nodes[0]])]
-            if moves == 2:
-                delta = delta + (table[(nodes[1], masks[1])] - table[(nodes[1], parents[nodes[1]])])
-            if log_u[t] < delta:
+        for c in range(n_copies):
+            p = parents[c]
+            i, j = divmod(pairs[t, c], d - 1)
+            if j >= i:
+                j += 1
+            moves = 0
+            if p[j] >> i & 1:  # delete i -> j
+                nodes[0], masks[0], moves = j, p[j] & ~(one << i), 1
+            elif p[i] >> j & 1:  # reverse j -> i into i -> j
+                without_i = p[i] & ~(one << j)
+                old_i = p[i]
+                p[i] = without_i
+                cycle = _reaches(p, j, i)
+                p[i] = old_i
+                if not cycle:
+                    nodes[0], masks[0] = i, without_i
+                    nodes[1], masks[1], moves = j, p[j] | one << i, 2
+            elif not _reaches(p, j, i):  # add i -> j
+                nodes[0], masks[0], moves = j, p[j] | one << i, 1
+            if moves:
                 for m in range(moves):
-                    parents[nodes[m]] = masks[m]
+                    for mask in (masks[m], p[nodes[m]]):
+                        if (nodes[m], mask) not in table:
+                            table[(nodes[m], mask)] = family_score(r, base, coef, nodes[m], mask)
+                delta = table[(nodes[0], masks[0])] - table[(nodes[0], p[nodes[0]])]
+                if moves == 2:
+                    delta = delta + (table[(nodes[1], masks[1])] - table[(nodes[1], p[nodes[1]])])
+                if log_u[t, c] < betas[c] * delta:
+                    for m in range(moves):
+                        p[nodes[m]] = masks[m]
+                    score[c] += delta
+        if n_copies > 1:
+            a = swap_pair[t]
+            if swap_log_u[t] < (betas[a] - betas[a + 1]) * (score[a + 1] - score[a]):
+                swaps[a] += 1
+                for v in range(d):
+                    parents[a, v], parents[a + 1, v] = parents[a + 1, v], parents[a, v]
+                score[a], score[a + 1] = score[a + 1], score[a]
         step = offset + t
         if step >= burn_in and (step - burn_in + 1) % thin == 0:
             k = (step - burn_in) // thin
             for v in range(d):
                 for u in range(d):
-                    if parents[v] >> u & 1:
+                    if parents[0, v] >> u & 1:
                         out[k, u, v] = True

@@ -39,9 +39,13 @@ three checks here are the kit's.
 
 **Long-chain reference** (:func:`long_chain_reference`, :func:`reference_check`), for ``d`` beyond
 enumeration (Sachs's 11, the study's 20): the target is the same as the exact check's, the BGe posterior
-under a uniform prior over DAGs, and MC3 samples it; a long MC3 run stands in for the enumeration. Two
-chains (seeds ``a``, ``b``) of ``burn_in`` steps and ``n_draws`` kept states every ``thin`` steps give
-edge frequencies ``r1``, ``r2``; the reference is their mean ``r = (r1 + r2) / 2`` over ``N_ref = 2
+under a uniform prior over DAGs, and MC3 samples it; a long MC3 run stands in for the enumeration, tempered
+where plain chains do not mix (``copies > 1``: parallel tempering, Geyer 1991; copies of the chain at
+inverse temperatures ``1, beta_ratio, beta_ratio^2, ...`` targeting ``p(G | D)^beta`` swap states, and
+the copy at ``beta = 1`` is kept; on study 6's d = 20, n = 100 data two plain chains of 400 million
+steps still disagree, two tempered ones of 200 million steps and 4 copies agree:
+``benchmarks/bench_mc3_tempering.py``). Two chains (seeds ``a``, ``b``) of ``burn_in`` steps and
+``n_draws`` kept states every ``thin`` steps give edge frequencies ``r1``, ``r2``; the reference is their mean ``r = (r1 + r2) / 2`` over ``N_ref = 2
 n_draws`` states, and it is *converged* when the two chains pass the two-run diagnostic (``gap <= FACTOR
 * reference`` above). It is an estimate: agreeing chains can still share a mode they both failed to
 leave, and its states are correlated, which the floor below does not model beyond what the two-chain
@@ -205,7 +209,8 @@ def two_run_gap(method: str, data: pd.DataFrame, *, n_draws: int, seeds: tuple[i
 class Reference:
     """A long-chain MC3 reference (module notes): the pooled ``d x d`` edge ``frequencies`` of ``draws``
     kept states (both chains), the chains' ``gap`` and its independent-draws ``gap_reference``,
-    whether they agree (``converged``), the chains' settings and their CPU ``seconds``."""
+    whether they agree (``converged``), the chains' settings (their tempered ``copies`` and
+    ``beta_ratio`` too) and their CPU ``seconds``."""
 
     frequencies: np.ndarray
     draws: int
@@ -216,6 +221,8 @@ class Reference:
     thin: int
     seeds: tuple[int, int]
     seconds: float
+    copies: int = 1
+    beta_ratio: float = 0.8
 
     @property
     def edges(self) -> float:
@@ -224,39 +231,47 @@ class Reference:
 
 
 def long_chain_reference(data: pd.DataFrame, *, burn_in: int, thin: int, n_draws: int,
-                         seeds: tuple[int, int] = REFERENCE_SEEDS) -> Reference:
+                         seeds: tuple[int, int] = REFERENCE_SEEDS, copies: int = 1,
+                         beta_ratio: float = 0.8) -> Reference:
     """Two MC3 chains on ``data`` (seeds ``seeds``), each ``burn_in + n_draws * thin`` steps keeping
-    ``n_draws`` states, pooled into a :class:`Reference` (module notes). Cost on the project's machine
-    with MC3's chain and its family scores compiled (``posteriors.mc3`` over 100 million steps,
-    proposals included, 2026-12-02): about 0.2 us a step on Sachs (d = 11), 0.35 us on study 6's
-    z-scored d = 20 data at n = 100 and 0.6 us at n = 20 (about 63 and 78 edges a DAG); 200 million
-    steps a chain, study 6's full check, so take about 80 CPU s for both chains on Sachs and 250 s at
-    d = 20, n = 20."""
-    return long_chain_references([data], burn_in=burn_in, thin=thin, n_draws=n_draws, seeds=seeds)[0]
+    ``n_draws`` states, pooled into a :class:`Reference` (module notes); with ``copies > 1`` each chain
+    is MC3 tempered (``posteriors.mc3``'s ``mc3_copies`` and ``mc3_beta_ratio``: copies at inverse
+    temperatures ``beta_ratio^k``, adjacent ones swapping states, copy 0's states kept), which costs
+    ``copies`` MC3 steps a step. Cost on the project's machine with MC3's chain and its family scores
+    compiled (``posteriors.mc3`` over 100 million steps, proposals included, 2026-12-02): about 0.2 us
+    a step on Sachs (d = 11), 0.35 us on study 6's z-scored d = 20 data at n = 100 and 0.6 us at n =
+    20 (about 63 and 78 edges a DAG); 200 million steps a chain, study 6's full check, so take about 80
+    CPU s for both chains on Sachs and 250 s at d = 20, n = 20. Tempered with 4 copies at ratio 0.8,
+    200 million steps a chain at d = 20, n = 100 took 360 CPU s for both chains
+    (``benchmarks/bench_mc3_tempering.py``, 2026-12-02)."""
+    return long_chain_references([data], burn_in=burn_in, thin=thin, n_draws=n_draws, seeds=seeds,
+                                 copies=copies, beta_ratio=beta_ratio)[0]
 
 
 def long_chain_references(datas: Sequence[pd.DataFrame], *, burn_in: int, thin: int, n_draws: int,
-                          seeds: tuple[int, int] = REFERENCE_SEEDS, n_jobs: int = 1) -> list[Reference]:
+                          seeds: tuple[int, int] = REFERENCE_SEEDS, copies: int = 1, beta_ratio: float = 0.8,
+                          n_jobs: int = 1) -> list[Reference]:
     """:func:`long_chain_reference` of each data set of ``datas``, its chains (two per data set) run on
     ``n_jobs`` processes (:func:`causaleval.parallel.run_trials`; each chain seeds itself, so the
     references are the same for any ``n_jobs``); ``seconds`` sums the two chains' CPU seconds."""
-    grid = [{"data": data, "burn_in": int(burn_in), "thin": int(thin), "n_draws": int(n_draws), "seed": s}
-            for data in datas for s in seeds]
+    options = {"mc3_burn_in": int(burn_in), "mc3_thin": int(thin), "mc3_copies": int(copies),
+               "mc3_beta_ratio": float(beta_ratio)}
+    grid = [{"data": data, "options": options, "n_draws": int(n_draws), "seed": s} for data in datas for s in seeds]
     chains = parallel.run_trials(_chain, grid, n_jobs=n_jobs, progress=False, desc="reference chains")
     references = []
     for (f1, t1), (f2, t2) in zip(chains[::2], chains[1::2]):
         gap = chain_gap(f1, f2, n_draws, seeds[0])
         references.append(Reference(frequencies=(f1 + f2) / 2, draws=2 * int(n_draws), gap=gap["gap"],
                                     gap_reference=gap["reference"], converged=bool(gap["agree"]),
-                                    burn_in=int(burn_in), thin=int(thin), seeds=tuple(seeds), seconds=t1 + t2))
+                                    burn_in=int(burn_in), thin=int(thin), seeds=tuple(seeds), seconds=t1 + t2,
+                                    copies=int(copies), beta_ratio=float(beta_ratio)))
     return references
 
 
-def _chain(data: pd.DataFrame, burn_in: int, thin: int, n_draws: int, seed: int) -> tuple[np.ndarray, float]:
+def _chain(data: pd.DataFrame, options: Mapping[str, Any], n_draws: int, seed: int) -> tuple[np.ndarray, float]:
     """One reference chain's edge frequencies and its CPU seconds."""
     start = time.process_time()
-    dags = sample_posterior("mc3", data, n_samples=n_draws, seed=seed,
-                            options={"mc3_burn_in": burn_in, "mc3_thin": thin})
+    dags = sample_posterior("mc3", data, n_samples=n_draws, seed=seed, options=options)
     return dags.mean(axis=0), time.process_time() - start
 
 
@@ -266,8 +281,8 @@ def reference_check(methods: Sequence[str], data_sets: Sequence[tuple[Mapping[st
     """One row per (data set, method) of the long-chain reference check (module notes). ``data_sets``
     pairs labels (which must hold the ``seed`` the method runs with) with data; ``reference`` is either
     the keyword arguments of :func:`long_chain_reference` (``burn_in``, ``thin``, ``n_draws``, optionally
-    ``seeds``), run once per data set, or one :class:`Reference` per data set, already run. A method
-    draws ``n_draws`` DAGs (``draws_by_method[method]`` for those named there) with ``options``. The
+    ``seeds``, ``copies`` and ``beta_ratio``), run once per data set, or one :class:`Reference` per data
+    set, already run. A method draws ``n_draws`` DAGs (``draws_by_method[method]`` for those named there) with ``options``. The
     reference chains, then the (data set, method) pairs, run on ``n_jobs`` processes
     (:func:`causaleval.parallel.run_trials`; the rows are the same for any ``n_jobs``). Columns:
     the labels, ``method``, ``draws``, ``max error`` and ``mean error`` against the reference, their

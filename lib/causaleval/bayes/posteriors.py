@@ -48,7 +48,16 @@ Built in (Emezue et al. 2023, Sec. 3.1 and App. B.3; REFERENCES.md):
   The chain runs compiled, its BGe family scores too (:mod:`causaleval.bayes._mc3_jit`; the same
   scores and states as the Python chain :func:`mc3_chain`, bit for bit), so the hundreds of millions
   of steps that d = 20 needs take minutes
-  (``benchmarks/bench_mc3_chain.py``, ``bench_mc3_reference.py``).
+  (``benchmarks/bench_mc3_chain.py``, ``bench_mc3_reference.py``). With ``mc3_copies = K > 1`` (default
+  1) the chain is tempered (parallel tempering, Geyer 1991): ``K`` copies from the empty graph, copy
+  ``k`` at inverse temperature ``beta_k = mc3_beta_ratio^k`` (default 0.8) targeting
+  ``p(G | D)^beta_k``, each making the move above accepted with probability ``min(1, exp(beta_k
+  (score' - score)))``; after every step a uniformly drawn adjacent pair ``(k, k + 1)`` swaps its
+  states with probability ``min(1, exp((beta_k - beta_{k+1}) (S_{k+1} - S_k)))``, ``S`` their scores,
+  and copy 0's states are kept. A step costs ``K`` MC3 steps; where plain chains stay in a mode,
+  the hot copies cross between modes and the swaps bring what they find down to copy 0
+  (``benchmarks/bench_mc3_tempering.py``). Tempering runs compiled only, on at most
+  ``_mc3_jit.MAX_NODES`` variables.
 """
 
 from __future__ import annotations
@@ -57,7 +66,7 @@ import functools
 import math
 import sys
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -312,30 +321,62 @@ def bootstrap_ges(data: pd.DataFrame, *, n_samples: int, seed: int, options: Map
     return _bootstrap(data, n_samples, seed, opts["cpdag_rule"], lambda d: ges(d, score=opts["ges_score"]).graph)
 
 
-@register_posterior("mc3", options={"mc3_burn_in": {"type": "int", "min": 0}, "mc3_thin": {"type": "int", "min": 1}})
+def _mc3_size(d: int, options: Mapping[str, Any]) -> None:
+    """Tempered copies run only in the compiled chain, on at most ``_mc3_jit.MAX_NODES`` variables."""
+    copies = options.get("mc3_copies", MC3_DEFAULTS["mc3_copies"])
+    if copies > 1 and d > _mc3_jit.MAX_NODES:
+        raise ValueError(f"mc3: mc3_copies={copies} (parallel tempering) runs on at most {_mc3_jit.MAX_NODES} "
+                         f"variables, not {d}; expected mc3_copies=1")
+
+
+MC3_DEFAULTS = {"mc3_copies": 1, "mc3_beta_ratio": 0.8}
+
+
+@register_posterior("mc3", options={"mc3_burn_in": {"type": "int", "min": 0}, "mc3_thin": {"type": "int", "min": 1},
+                                    "mc3_copies": {"type": "int", "min": 1},
+                                    "mc3_beta_ratio": {"type": "float", "above": 0, "below": 1}},
+                    check_size=_mc3_size)
 def mc3(data: pd.DataFrame, *, n_samples: int, seed: int, options: Mapping[str, Any]) -> np.ndarray:
-    """Structure MCMC with the BGe score, see the module notes."""
+    """Structure MCMC with the BGe score, tempered when ``mc3_copies > 1``, see the module notes."""
     from causaleval.learn.ges import BGeScore
 
-    opts = method_options("mc3", options, {})
-    burn_in, thin = opts["mc3_burn_in"], opts["mc3_thin"]
+    opts = method_options("mc3", options, MC3_DEFAULTS)
+    burn_in, thin, copies = opts["mc3_burn_in"], opts["mc3_thin"], opts["mc3_copies"]
     d = data.shape[1]
-    blocks = mc3_proposals(np.random.default_rng(seed), d, burn_in + n_samples * thin)
-    chain = _mc3_compiled if d <= _mc3_jit.MAX_NODES else mc3_chain
-    return chain(BGeScore(data.to_numpy(dtype=float)), d, blocks, burn_in, thin, n_samples)
+    _mc3_size(d, opts)
+    blocks = mc3_proposals(np.random.default_rng(seed), d, burn_in + n_samples * thin, copies)
+    local = BGeScore(data.to_numpy(dtype=float))
+    if d > _mc3_jit.MAX_NODES:
+        return mc3_chain(local, d, blocks, burn_in, thin, n_samples)
+    return _mc3_compiled(local, d, blocks, burn_in, thin, n_samples, mc3_betas(copies, opts["mc3_beta_ratio"]))
+
+
+def mc3_betas(copies: int, ratio: float) -> np.ndarray:
+    """The tempered copies' inverse temperatures, the geometric ladder ``beta_k = ratio^k``, ``k = 0 ..
+    copies - 1`` (copy 0 the posterior itself)."""
+    return ratio ** np.arange(copies, dtype=float)
 
 
 MC3_BLOCK = 10_000_000  # proposals drawn at a time (160 MB), so a chain's length is not bounded by memory
-Proposals = Iterable[tuple[np.ndarray, np.ndarray]]
+Proposals = Iterable[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]
 
 
-def mc3_proposals(rng: np.random.Generator, d: int, steps: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """MC3's random draws for ``steps`` steps on ``d`` variables, in blocks of :data:`MC3_BLOCK` steps
-    (the last shorter): per block, the proposed ordered pairs (uniform over ``d (d - 1)``) and then
-    the logs of the uniforms of their acceptance tests."""
-    for start in range(0, steps, MC3_BLOCK):
-        size = min(MC3_BLOCK, steps - start)
-        yield rng.integers(0, d * (d - 1), size), np.log(rng.random(size))
+def mc3_proposals(rng: np.random.Generator, d: int, steps: int, copies: int = 1) -> Iterator[
+        tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    """MC3's random draws for ``steps`` steps of ``copies`` copies on ``d`` variables, in blocks of
+    :data:`MC3_BLOCK` proposals (the last shorter): per block, the proposed ordered pairs (uniform over
+    ``d (d - 1)``; ``steps x copies``), then the logs of the uniforms of their acceptance tests and,
+    with two copies or more, the adjacent pairs of copies whose swap is proposed (uniform over ``copies -
+    1``) and the logs of the uniforms of the swaps' tests (empty for one copy, whose draws are those of
+    the untempered chain)."""
+    per_block = max(MC3_BLOCK // copies, 1)
+    for start in range(0, steps, per_block):
+        size = min(per_block, steps - start)
+        pairs, log_u = rng.integers(0, d * (d - 1), (size, copies)), np.log(rng.random((size, copies)))
+        if copies == 1:
+            yield pairs, log_u, np.empty(0, np.int64), np.empty(0)
+        else:
+            yield pairs, log_u, rng.integers(0, copies - 1, size), np.log(rng.random(size))
 
 
 def mc3_chain(local: Callable[[int, tuple[int, ...]], float], d: int, blocks: Proposals,
@@ -357,8 +398,10 @@ def mc3_chain(local: Callable[[int, tuple[int, ...]], float], d: int, blocks: Pr
     parents = [0] * d
     out = np.zeros((n_samples, d, d), dtype=bool)
     step = 0
-    for pairs, log_u in blocks:
-        for pair, log_uniform in zip(pairs.tolist(), log_u.tolist()):
+    for pairs, log_u, *_ in blocks:
+        if pairs.shape[1] != 1:
+            raise ValueError(f"mc3_chain runs one copy; the proposals are for {pairs.shape[1]}")
+        for pair, log_uniform in zip(pairs[:, 0].tolist(), log_u[:, 0].tolist()):
             i, j = divmod(pair, d - 1)
             j += j >= i
             moves = _mc3_move(parents, i, j)
@@ -375,20 +418,31 @@ def mc3_chain(local: Callable[[int, tuple[int, ...]], float], d: int, blocks: Pr
     return out
 
 
-def _mc3_compiled(local: BGeScore, d: int, blocks: Proposals, burn_in: int, thin: int,
-                  n_samples: int) -> np.ndarray:
+def _mc3_compiled(local: BGeScore, d: int, blocks: Proposals, burn_in: int, thin: int, n_samples: int,
+                  betas: Sequence[float] = (1.0,), swaps: np.ndarray | None = None) -> np.ndarray:
     """:func:`mc3_chain` by :func:`causaleval.bayes._mc3_jit.advance`, which scores the families by
-    ``local``'s matrix and terms itself (the same floats as ``local``), in calls of at most ``CHUNK`` steps."""
+    ``local``'s matrix and terms itself (the same floats as ``local``), in calls of at most ``CHUNK``
+    steps; with ``len(betas)`` tempered copies at those inverse temperatures (module notes), the blocks
+    drawn for as many, copy 0's states kept and the accepted swaps of each adjacent pair of copies
+    added into ``swaps`` when given."""
+    betas = np.asarray(betas, dtype=float)
     table = _mc3_jit.new_table()
     base, coef = bge_terms(local, d)
-    parents = np.zeros(d, dtype=np.int64)
+    parents = np.zeros((len(betas), d), dtype=np.int64)
+    score = np.zeros(len(betas))  # all copies start at the empty graph: only differences of scores matter
+    counts = np.zeros(max(len(betas) - 1, 1), dtype=np.int64)
     out = np.zeros((n_samples, d, d), dtype=bool)
     offset = 0
-    for pairs, log_u in blocks:
+    for pairs, log_u, swap_pair, swap_log_u in blocks:
+        if pairs.shape[1] != len(betas):
+            raise ValueError(f"proposals for {pairs.shape[1]} copies, inverse temperatures for {len(betas)}")
         for at in range(0, len(pairs), _mc3_jit.CHUNK):
             end = min(at + _mc3_jit.CHUNK, len(pairs))
-            _mc3_jit.advance(parents, pairs, log_u, offset, at, end, burn_in, thin, local.r, base, coef, table, out)
+            _mc3_jit.advance(parents, score, betas, pairs, log_u, swap_pair, swap_log_u, offset, at, end, burn_in,
+                             thin, local.r, base, coef, table, out, counts)
         offset += len(pairs)
+    if swaps is not None:
+        swaps += counts[:len(swaps)]
     return out
 
 

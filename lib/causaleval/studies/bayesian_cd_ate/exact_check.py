@@ -22,7 +22,8 @@ data set beside its row in Tables 1-3.
 the study's synthetic data with that many nodes, seed ``seeds[0]``, at each of ``sample_sizes``, the
 columns the study's methods score: :func:`~.data.scored`) a long MC3 run is the reference
 (:func:`causaleval.bayes.check.long_chain_reference`: two chains of ``reference_burn_in`` steps, then
-``reference_draws`` states every ``reference_thin`` steps each) and every method's edge marginals are
+``reference_draws`` states every ``reference_thin`` steps each, tempered with ``reference_copies`` copies
+when above 1) and every method's edge marginals are
 compared with it (:func:`causaleval.bayes.check.reference_check`; the same BGe posterior as the exact
 check's, so the same target). Measured (``benchmarks/bench_mc3_reference.py``, on the z-scored columns
 the methods score): Sachs's chains agree from about a million steps a chain; at d = 20, n = 20 two chains
@@ -204,6 +205,10 @@ def reference_check(p: Mapping[str, Any]) -> ReferenceCheck:
     * ``reference_burn_in``, ``reference_thin`` (int): each reference chain's discarded steps and the
       steps between kept states. Recommended 1,000,000 and 1,000.
     * ``reference_draws`` (int): states kept per chain (the reference pools both chains). Recommended 2,000.
+    * ``reference_copies`` (int) and ``reference_beta_ratio`` (float): each reference chain's tempered
+      copies (1: plain MC3) and the ratio of adjacent copies' inverse temperatures
+      (:func:`causaleval.bayes.check.long_chain_reference`). Recommended 4 and 0.8 where plain chains do
+      not agree (study 6's d = 20, n = 100).
     * ``reference_method_draws`` (int) and ``exact_draws_by_method``
       (fewer draws for the methods named there, e.g. DiBS's particles): each method's DAGs per data set.
     """
@@ -217,7 +222,8 @@ def reference_check(p: Mapping[str, Any]) -> ReferenceCheck:
             data_sets += [({"data": "synthetic", "d": d, "n": n, "seed": p["seeds"][0]},
                            scored(f"n={n}", synthetic(p["seeds"][0], n, d, p["expected_edges"], p["noise_sd"])[1], p))
                           for n in p["sample_sizes"]]
-    reference = {"burn_in": p["reference_burn_in"], "thin": p["reference_thin"], "n_draws": p["reference_draws"]}
+    reference = {"burn_in": p["reference_burn_in"], "thin": p["reference_thin"], "n_draws": p["reference_draws"],
+                 "copies": p["reference_copies"], "beta_ratio": p["reference_beta_ratio"]}
     table = check.reference_check(p["methods"], data_sets, n_draws=p["reference_method_draws"],
                                   options=_options(p), reference=reference,
                                   draws_by_method=p["exact_draws_by_method"], n_jobs=p["n_jobs"])
