@@ -95,10 +95,10 @@ def test_mc3_long_chain_converges_to_the_exact_marginals():
 
 
 def test_tempered_mc3s_cold_copy_samples_the_exact_posterior():
-    """Copy 0 of four tempered copies keeps p(G | D). Its hottest copy (beta = 0.125) is close to the
-    uniform prior over DAGs, so a swap test of the wrong sign or factor, or a swap that forgot the
-    scores, would pull copy 0's marginals off the posterior by far more than 0.03 (the same bound as
-    the untempered chain's test above; measured: mean 0.003, max 0.008). Swaps happen, not always."""
+    """Copy 0 of four tempered copies keeps p(G | D): its marginals within the untempered chain's
+    bound above (measured: mean 0.003, max 0.008). The hottest copy (beta = 0.125) spreads over about
+    240 of the 543 DAGs; with the swap test's sign flipped, or a swap that left the scores behind, copy
+    0's mean edge error was 0.15 and 0.09 (both checked by mutating the kernel). Swaps happen, not always."""
     data = chain_data(4)
     opts = {"mc3_burn_in": 2000, "mc3_thin": 10, "mc3_copies": 4, "mc3_beta_ratio": 0.5}
     sample = posteriors.mc3(data, n_samples=20000, seed=0, options=opts)
@@ -113,10 +113,35 @@ def test_tempered_mc3s_cold_copy_samples_the_exact_posterior():
     assert (swaps > 0.05 * steps / 3).all() and (swaps < 0.95 * steps / 3).all()
 
 
-def test_tempered_mc3_is_refused_beyond_the_compiled_chains_nodes(monkeypatch):
+@pytest.mark.parametrize("copies", [2, 3])
+def test_tempered_copies_carry_their_states_and_scores_across_blocks_and_calls(copies, monkeypatch):
+    """The same proposals in one block, or cut into blocks of 7,001 steps run in calls of 977: the
+    same kept states and swaps, so the copies' states, scores and swap counts carry over both
+    boundaries (a score reset per block or per call would change the swaps)."""
+    data, steps = chain_data(9, n=60, seed=3), 30000
+    local, betas = BGeScore(data.to_numpy(float)), posteriors.mc3_betas(copies, 0.6)
+    whole = next(posteriors.mc3_proposals(np.random.default_rng(copies), 9, steps, copies))
+    one_swaps, cut_swaps = np.zeros(copies - 1, np.int64), np.zeros(copies - 1, np.int64)
+    one = posteriors._mc3_compiled(local, 9, [whole], 1000, 29, 1000, betas, one_swaps)
+    monkeypatch.setattr(posteriors._mc3_jit, "CHUNK", 977)
+    blocks = [tuple(a[at:at + 7001] for a in whole) for at in range(0, steps, 7001)]
+    cut = posteriors._mc3_compiled(local, 9, blocks, 1000, 29, 1000, betas, cut_swaps)
+    assert one.any() and np.array_equal(one, cut)
+    assert (one_swaps > 0).all() and np.array_equal(one_swaps, cut_swaps)
+
+
+def test_tempered_mc3_is_refused_beyond_the_compiled_chains_nodes_and_outside_its_ladder(monkeypatch):
+    data = chain_data(5)
+    for bad, expected in (({"mc3_copies": 0}, "mc3_copies"), ({"mc3_beta_ratio": 1.0}, "mc3_beta_ratio"),
+                          ({"mc3_beta_ratio": 0.0}, "mc3_beta_ratio")):
+        with pytest.raises(ValueError, match=expected):
+            posteriors.mc3(data, n_samples=5, seed=0, options={"mc3_burn_in": 0, "mc3_thin": 1} | bad)
     monkeypatch.setattr(posteriors._mc3_jit, "MAX_NODES", 4)
-    with pytest.raises(ValueError, match="mc3: mc3_copies=2 \\(parallel tempering\\) runs on at most 4 variables, not 5"):
+    refused = "mc3: mc3_copies=2 \\(parallel tempering\\) runs on at most 4 variables, not 5"
+    with pytest.raises(ValueError, match=refused):
         posteriors.check_size("mc3", 5, {"mc3_copies": 2})
+    with pytest.raises(ValueError, match=refused):
+        posteriors.mc3(data, n_samples=5, seed=0, options={"mc3_burn_in": 0, "mc3_thin": 1, "mc3_copies": 2})
     posteriors.check_size("mc3", 5, {"mc3_copies": 1})
 
 
