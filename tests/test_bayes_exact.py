@@ -115,8 +115,8 @@ def test_tempered_mc3s_cold_copy_samples_the_exact_posterior():
 
 @pytest.mark.parametrize("copies", [2, 3])
 def test_tempered_copies_carry_their_states_and_scores_across_blocks_and_calls(copies, monkeypatch):
-    """The same proposals in one block, or cut into blocks of 7,001 steps run in calls of 977: the
-    same kept states and swaps, so the copies' states, scores and swap counts carry over both
+    """The same proposals in one block, or cut into blocks of 7,001 steps run in calls of 977 copy
+    steps: the same kept states and swaps, so the copies' states, scores and swap counts carry over both
     boundaries (a score reset per block or per call would change the swaps)."""
     data, steps = chain_data(9, n=60, seed=3), 30000
     local, betas = BGeScore(data.to_numpy(float)), posteriors.mc3_betas(copies, 0.6)
@@ -128,6 +128,17 @@ def test_tempered_copies_carry_their_states_and_scores_across_blocks_and_calls(c
     cut = posteriors._mc3_compiled(local, 9, blocks, 1000, 29, 1000, betas, cut_swaps)
     assert one.any() and np.array_equal(one, cut)
     assert (one_swaps > 0).all() and np.array_equal(one_swaps, cut_swaps)
+
+
+def test_tempered_chain_refuses_a_block_whose_swap_proposals_do_not_fit_its_copies():
+    """A hand-built block with fewer swap proposals than steps, or a swap of a pair past the last
+    copy, is refused by name before the compiled loop reads past its arrays."""
+    data = chain_data(5)
+    local, betas = BGeScore(data.to_numpy(float)), posteriors.mc3_betas(3, 0.6)
+    pairs, log_u, swap_pair, swap_log_u = next(posteriors.mc3_proposals(np.random.default_rng(0), 5, 100, 3))
+    for bad in ((pairs, log_u, swap_pair[:50], swap_log_u[:50]), (pairs, log_u, swap_pair + 1, swap_log_u)):
+        with pytest.raises(ValueError, match="needs as many swap proposals, each an adjacent pair 0 .. 1"):
+            posteriors._mc3_compiled(local, 5, [bad], 0, 1, 100, betas)
 
 
 def test_tempered_mc3_is_refused_beyond_the_compiled_chains_nodes_and_outside_its_ladder(monkeypatch):

@@ -10,8 +10,10 @@ in Python, as its own ``compute`` does) and each ``log det`` of the submatrix of
 ``np.linalg.slogdet``: LAPACK's ``dgetrf`` through SciPy's OpenBLAS, pinned to the same Haswell
 kernels as NumPy's (:mod:`causaleval.numenv`), then the same sum of logs of the pivots. So each family
 score is ``BGeScore``'s float, the proposals, the acceptance tests ``log u < sum of (new - old)
-family scores`` (summed in the Python chain's order) and the kept states are the Python chain's, bit
-for bit (``tests/test_bayes_exact.py``). Family scores are kept in a table keyed by ``(node, parent
+family scores`` (summed in the Python chain's order) and the kept states of one copy are the Python
+chain's, bit for bit (``tests/test_bayes_exact.py``; tempered copies have no Python chain: their tests
+check that states, scores and swaps carry across blocks and calls bit for bit, and that copy 0 samples
+the exact posterior). Family scores are kept in a table keyed by ``(node, parent
 bit mask)``, as the chain revisits families. Parent sets are ``int64`` bit masks, so the chain runs
 on at most :data:`MAX_NODES` variables (``posteriors.mc3`` runs the Python chain beyond).
 ``benchmarks/bench_mc3_chain.py`` measures both.

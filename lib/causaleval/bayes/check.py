@@ -242,7 +242,7 @@ def long_chain_reference(data: pd.DataFrame, *, burn_in: int, thin: int, n_draws
     a step on Sachs (d = 11), 0.35 us on study 6's z-scored d = 20 data at n = 100 and 0.6 us at n =
     20 (about 63 and 78 edges a DAG); 200 million steps a chain, study 6's full check, so take about 80
     CPU s for both chains on Sachs and 250 s at d = 20, n = 20. Tempered with 4 copies at ratio 0.8,
-    200 million steps a chain at d = 20, n = 100 took 360 CPU s for both chains
+    200 million steps a chain at d = 20, n = 100 took about 350 CPU s for both chains
     (``benchmarks/bench_mc3_tempering.py``, 2026-12-02)."""
     return long_chain_references([data], burn_in=burn_in, thin=thin, n_draws=n_draws, seeds=seeds,
                                  copies=copies, beta_ratio=beta_ratio)[0]

@@ -357,7 +357,7 @@ def mc3_betas(copies: int, ratio: float) -> np.ndarray:
     return ratio ** np.arange(copies, dtype=float)
 
 
-MC3_BLOCK = 10_000_000  # proposals drawn at a time (160 MB), so a chain's length is not bounded by memory
+MC3_BLOCK = 10_000_000  # proposals drawn at a time, over all copies (160 MB), so a chain's length is not bounded by memory
 Proposals = Iterable[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]
 
 
@@ -422,7 +422,7 @@ def _mc3_compiled(local: BGeScore, d: int, blocks: Proposals, burn_in: int, thin
                   betas: Sequence[float] = (1.0,), swaps: np.ndarray | None = None) -> np.ndarray:
     """:func:`mc3_chain` by :func:`causaleval.bayes._mc3_jit.advance`, which scores the families by
     ``local``'s matrix and terms itself (the same floats as ``local``), in calls of at most ``CHUNK``
-    steps; with ``len(betas)`` tempered copies at those inverse temperatures (module notes), the blocks
+    copy steps; with ``len(betas)`` tempered copies at those inverse temperatures (module notes), the blocks
     drawn for as many, copy 0's states kept and the accepted swaps of each adjacent pair of copies
     added into ``swaps`` when given."""
     betas = np.asarray(betas, dtype=float)
@@ -432,12 +432,18 @@ def _mc3_compiled(local: BGeScore, d: int, blocks: Proposals, burn_in: int, thin
     score = np.zeros(len(betas))  # all copies start at the empty graph: only differences of scores matter
     counts = np.zeros(max(len(betas) - 1, 1), dtype=np.int64)
     out = np.zeros((n_samples, d, d), dtype=bool)
+    per_call = max(_mc3_jit.CHUNK // len(betas), 1)  # steps of every copy: CHUNK copy steps a call
     offset = 0
     for pairs, log_u, swap_pair, swap_log_u in blocks:
         if pairs.shape[1] != len(betas):
             raise ValueError(f"proposals for {pairs.shape[1]} copies, inverse temperatures for {len(betas)}")
-        for at in range(0, len(pairs), _mc3_jit.CHUNK):
-            end = min(at + _mc3_jit.CHUNK, len(pairs))
+        if len(betas) > 1 and not (len(swap_pair) == len(swap_log_u) == len(pairs)
+                                   and np.all((swap_pair >= 0) & (swap_pair < len(betas) - 1))):
+            raise ValueError(f"a block of {len(pairs)} steps of {len(betas)} copies needs as many swap proposals, "
+                             f"each an adjacent pair 0 .. {len(betas) - 2}; got {len(swap_pair)} pairs, "
+                             f"{len(swap_log_u)} uniforms")
+        for at in range(0, len(pairs), per_call):
+            end = min(at + per_call, len(pairs))
             _mc3_jit.advance(parents, score, betas, pairs, log_u, swap_pair, swap_log_u, offset, at, end, burn_in,
                              thin, local.r, base, coef, table, out, counts)
         offset += len(pairs)

@@ -27,8 +27,9 @@ when above 1) and every method's edge marginals are
 compared with it (:func:`causaleval.bayes.check.reference_check`; the same BGe posterior as the exact
 check's, so the same target). Measured (``benchmarks/bench_mc3_reference.py``, on the z-scored columns
 the methods score): Sachs's chains agree from about a million steps a chain; at d = 20, n = 20 two chains
-of 1,000 draws agree from burn-in 10,000,000, thin 10,000 (study 6's MC3 settings; at n = 100 the full
-check's two-run diagnostic at those settings, 500 states a run, does not), and two of 10,000 draws (the
+of 1,000 draws agree from burn-in 10,000,000, thin 10,000 (at n = 100 the two-run diagnostic at those
+settings, 500 states a run, does not, and MC3 there is off the tempered reference: study 6 now runs MC3 at
+burn-in 50,000,000, thin 50,000, ``benchmarks/bench_mc3_tempering.py``), and two of 10,000 draws (the
 full check's reference) from about 80 million steps a chain (max edge gap 0.035 against 0.021 for
 independent draws; the full check's 200 million, burn-in 100,000,000 and thin 10,000: 0.028 against
 0.019; at n = 100 the same 200 million give 0.034 against 0.017, not converged by the rule below).
