@@ -106,8 +106,9 @@ whose uniforms differ. Chains above 10 million steps now draw their proposals in
 (``--steps 20000000 --every 10000`` for the 500- and 1,000-draw rows at burn-in 5 and 10 million;
 ``--steps 80000000 --every 1000`` for thin 1,000 and 4,000; ``--steps 200000000 --every 10000`` for the
 other n = 20 rows; ``--steps 400000000 --every 10000`` for the other n = 100 rows, run just before the
-proposals were drawn in blocks.) So study 6's MC3 settings are burn-in 10,000,000 and thin 10,000
-(20 million steps for 1,000 draws; 500 and 1,000 draws agree at n = 20 and 100 and on Sachs), and its
+proposals were drawn in blocks.) So study 6's MC3 settings were burn-in 10,000,000 and thin 10,000
+until 2026-12-02 (20 million steps for 1,000 draws; 500 and 1,000 draws agree at n = 20 and 100 and on
+Sachs; since then burn-in 50,000,000 and thin 50,000, ``bench_mc3_tempering.py``), and its
 full check's reference two chains of 200 million steps (burn-in 100,000,000, thin 10,000, 10,000
 draws), which agree at n = 20 and 100. At 10,000 draws the n = 100 chains need more than 80 million
 steps: the slowly mixing mode above is mixed over by 200 million. These chains' seeds are this

@@ -40,11 +40,11 @@ Study 6's MC3 (untempered, 1,000 draws) against the first pair's tempered refere
 | 50,000,000 | 50,000 | 1 | 0.044 | 0.037 | 0.0081 | 0.0065 | yes |
 
 So at d = 20, n = 100 two tempered chains agree, and so do two pairs of them, where plain chains of
-the same length (and of twice it) do not. Against that reference, MC3 at study 6's default settings
+the same length (and of twice it) do not. Against that reference, MC3 at study 6's former default settings
 (burn-in 10,000,000, thin 10,000: 20 million steps for 1,000 draws) is outside twice the floor, as the
 committed full check's untempered reference already suggested (0.183 against 0.041, undecided there
 because that reference had not converged); at the paper-scale YAMLs' 100 million steps (burn-in
-50,000,000, thin 50,000) it is within. A prototype of the same sampler with other random numbers
+50,000,000, thin 50,000; study 6's defaults since 2026-12-02) it is within. A prototype of the same sampler with other random numbers
 (proposals drawn a million steps at a time) gave 0.023 against 0.016 and 0.016 against 0.017 for the
 two pairs, and the same verdicts for the four MC3 rows.
 """
