@@ -45,8 +45,8 @@ the same length (and of twice it) do not. Against that reference, MC3 at study 6
 committed full check's untempered reference already suggested (0.183 against 0.041, undecided there
 because that reference had not converged); at the paper-scale YAMLs' 100 million steps (burn-in
 50,000,000, thin 50,000; study 6's defaults since 2026-12-02) it is within. A prototype of the same
-sampler with other random numbers (proposals drawn a million steps at a time) gave 0.023 against 0.016 and 0.016 against 0.017 for the
-two pairs, and the same verdicts for the four MC3 rows.
+sampler with other random numbers (proposals drawn a million steps at a time) gave 0.023 against 0.016
+and 0.016 against 0.017 for the two pairs, and the same verdicts for the four MC3 rows.
 """
 
 from __future__ import annotations
