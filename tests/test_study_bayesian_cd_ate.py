@@ -1,5 +1,6 @@
 """Study 6 (bayesian_cd_ate): the pipeline's functions (nbval runs the notebook itself)."""
 
+import os
 import shutil
 
 import numpy as np
@@ -318,12 +319,14 @@ def test_a_saved_run_reads_back_to_the_same_tables_and_claims(tmp_path):
     assert S.is_scale_run(S.PAPER_SCALE_DIR) and not S.is_scale_run(tmp_path) and not S.is_scale_run(None)
 
 
-def test_trials_read_back_are_the_saved_ones_and_the_recomputed_one_must_match(tmp_path):
+def test_trials_read_back_are_the_saved_ones_and_the_recomputed_one_must_match(tmp_path, monkeypatch):
     """A run with ``trials_from = None`` runs and saves every trial; a run reading them back gets the same
     frames, recomputes the last ``recompute_trials`` of them and stops, naming the trial, the file and the
     line, when one differs from its saved rows; a run with other seeds reads back the trials it shares and
     runs the rest and saves them all (so a later run adds seeds to them), one with other trial settings runs
-    all and says why; a folder without trials or with a damaged stamp is refused before anything runs."""
+    all and says why; a run that read every trial back and writes, staged, into the folder it read them
+    from keeps them there as they were; a folder without trials or with a damaged stamp is refused before
+    anything runs."""
     import gzip
 
     p = {**TINY, "sachs": True, "sachs_seeds": 1}
@@ -353,6 +356,18 @@ def test_trials_read_back_are_the_saved_ones_and_the_recomputed_one_must_match(t
     assert (changed.results["counts"]["posterior_dags"] == 5).all()
     S.save_trials(back, study=S.STUDY, params=p, out=tmp_path / "saved")
     assert not (tmp_path / "saved").exists()  # read back: its rows stay in trials_from
+    kept = sorted(p.name for p in (tmp_path / "ran").iterdir())
+    assert len(kept) == 6 and all(name.startswith("trials_") for name in kept)
+    # staged into the folder it read them from, which the run then replaces whole: its files go with it
+    monkeypatch.setenv("CAUSALEVAL_STAGED_OUTPUT", f"{tmp_path / 'ran'}{os.pathsep}{tmp_path / 'staging'}")
+    S.save_trials(back, study=S.STUDY, params=p, out=tmp_path / "ran")
+    assert sorted(p.name for p in (tmp_path / "staging").iterdir()) == kept
+    assert all((tmp_path / "staging" / name).read_bytes() == (tmp_path / "ran" / name).read_bytes() for name in kept)
+    S.save_trials(back, study=S.STUDY, params=p, out=tmp_path / "elsewhere")  # not its own folder: nothing
+    assert not (tmp_path / "elsewhere").exists()
+    monkeypatch.delenv("CAUSALEVAL_STAGED_OUTPUT")
+    S.save_trials(back, study=S.STUDY, params=p, out=tmp_path / "ran")  # its own folder, unstaged: left as it is
+    assert sorted(p.name for p in (tmp_path / "ran").iterdir()) == kept
 
     pairs = tmp_path / "ran" / "trials_pairs.csv.gz"
     text = gzip.decompress(pairs.read_bytes()).decode().splitlines()

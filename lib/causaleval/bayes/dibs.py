@@ -40,8 +40,8 @@ description gives the method options); ``notebooks/params/06.dibs_authors.yaml``
 1,000, and notebook 06 sets them beside (``checks_beside``). There, on the full check's 12 exact-check data
 sets at 200 particles, DAG TV is 0.61-0.87 against floors of 0.12-0.59, within twice the floor on 2 of 12
 (3 of 12 against its own target), as at 200 steps (0.58-0.88, 2 of 12); on Sachs the largest edge-marginal
-error is 0.448 against a floor of 0.073, as at 200 steps (10.5 edges a sample against the reference's
-10.65). So the authors' number of steps brings DiBS no closer to the BGe posterior.
+error is 0.446 against a floor of 0.066, as at 200 steps (10.5 edges a sample against the tempered
+reference's 10.67; 2026-12-03). So the authors' number of steps brings DiBS no closer to the BGe posterior.
 
 Measured on study 6's ``synthetic(0, n, 20, 40, 0.1)`` (42 true edges), seed 0, 20 particles,
 edges per particle (mean): at n = 20, ``k = 1`` 200 steps 0-3 (1.1), ``k = 2`` 200 steps 4-10 (7.2),

@@ -319,7 +319,8 @@ def checks(p: Mapping[str, Any]) -> Checks:
     absent = [m for m in map(paper_name, p["methods"]) if m not in set(exact["method"])]
     said = (f"The checks below are read back from {paths.display(folder)} (run at commit {commit[:7]} with "
             f"`exact_nodes` {ran['exact_nodes']}, `exact_rows` {ran['exact_rows']}, `exact_seeds` {ran['exact_seeds']}, "
-            f"`exact_draws` {ran['exact_draws']}, `reference_nodes` {ran['reference_nodes']}), which ran with this "
+            f"`exact_draws` {ran['exact_draws']}, `reference_nodes` {ran['reference_nodes']}, "
+            f"`reference_copies` {ran.get('reference_copies', 1)}), which ran with this "
             "run's data generator and method settings; their verdicts are recomputed here from its rows. "
             + (f"Methods of this run it does not hold, so not checked: {', '.join(absent)}. " if absent else "")
             + "`checks_from = None` runs the checks here with this run's `exact_*` and `reference_*` parameters.")

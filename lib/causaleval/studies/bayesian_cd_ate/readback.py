@@ -1,13 +1,11 @@
 """Study 6's trials read back from a committed run, one of them recomputed and compared bit for bit.
 
-The trials of the notebook's defaults (seeds 0 and 1 at d = 20, n = 20, and Sachs, through all seven
-methods) took 11.5 to 13 minutes on two cores, alone on the machine, when MC3's family scores were
-computed in Python: a synthetic trial about 460 s alone (DAG-GFlowNet's training 189 s, DiBS's 200 SVGD
-steps 103 s, MC3's 10.2 million steps 102 s, 11 s since its scores are compiled, BCD Nets 52 s), the
-Sachs trial about 170 s. So the notebook at its defaults reads them back (``trials_from``; default
-:data:`TRIALS_DIR`, the committed run of ``notebooks/params/06.trials.yaml``: the defaults with
-``trials_from = None``, every trial run there) and recomputes the last ``recompute_trials`` of them
-here (at the defaults the Sachs trial, the cheapest), which must give the committed rows bit for bit,
+Running the trials of the notebook's defaults (seeds 0 and 1 at d = 20, n = 20, and Sachs, through all
+seven methods) takes minutes on two cores (``notebooks/params/06.trials.yaml`` states the times
+measured), so the notebook at its defaults reads them back (``trials_from``; default :data:`TRIALS_DIR`,
+the committed run of ``06.trials.yaml``: the defaults with ``trials_from = None``, every trial run there)
+and recomputes the last ``recompute_trials`` of them here (at the defaults the Sachs trial, the
+cheapest), which must give the committed rows bit for bit,
 else the run stops naming the trial, the file and the first line that differs (:func:`gather_trials`).
 A trial is read back only from a run whose trials read the same parameters (:data:`~.trials.TRIAL_KEYS`)
 and only when that run holds it (the same setting and seed): a run with other seeds reads back those
@@ -17,13 +15,16 @@ starts (:func:`trials_source`). With ``trials_from = None`` every trial runs her
 A run that ran any trial here (besides those it recomputed) saves the rows of all its trials
 (:func:`save_trials`: ``trials_pairs.csv.gz``, ``trials_counts.csv.gz``, ``trials_distributions.csv.gz``)
 for a later run to read: so seeds are added to a run a few at a time, each run reading back the
-last one's trials (its ``trials_from``) and saving them with its own. The trials read back and not
+last one's trials (its ``trials_from``) and saving them with its own. A run that ran none saves none,
+except into the folder it read them from, which it replaces: there it keeps them as they were, files
+and stamps. The trials read back and not
 recomputed are taken as committed: the code of the stamp's commit made them, which a rerun with
 ``trials_from = None`` (e.g. of ``06.trials.yaml``) checks in full.
 """
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -42,11 +43,13 @@ TEXT_COLUMNS = ("not run", "notes")  # saved empty when a method ran and said no
 
 class Trials(NamedTuple):
     """A run's trials: ``results``, the frames of :func:`~.trials.run`; ``source``, a sentence saying
-    where they come from; ``ran``, how many ran here and were not read back."""
+    where they come from; ``ran``, how many ran here and were not read back; ``folder``, the folder of
+    those read back (None when every trial ran here)."""
 
     results: dict[str, pd.DataFrame]
     source: str
     ran: int
+    folder: Path | None = None
 
 
 def trials_source(p: Mapping[str, Any]) -> tuple[Path, dict[str, Any]] | None:
@@ -102,7 +105,7 @@ def gather_trials(p: Mapping[str, Any]) -> Trials:
             f"{_named(again)}.")
     if new:
         said += f" Run here, as it does not hold them: {_named(new)}."
-    return Trials(results, said + " `trials_from = None` runs every trial here.", ran=len(new))
+    return Trials(results, said + " `trials_from = None` runs every trial here.", ran=len(new), folder=folder)
 
 
 def _named(trials: Sequence[Mapping[str, Any]]) -> str:
@@ -141,7 +144,19 @@ def _rows(table: pd.DataFrame, setting: str, seed: int) -> list[str]:
 def save_trials(trials: Trials, **save: Any) -> None:
     """Save a run's trials (:func:`gather_trials`) as :data:`NAMES`, with provenance
     (:func:`causaleval.report.save_rows`; ``save``: its ``study``, ``params`` and ``out``), when any of
-    them ran here: those read back with those run here. A run that read every trial back saves none."""
+    them ran here: those read back with those run here. A run that read every trial back saves none,
+    but when it writes into the folder it read them from through a staging folder (``causaleval run``,
+    which then replaces that folder whole: :func:`causaleval.paths.staged`), it copies their files and
+    stamps there unchanged, so the run does not delete them."""
     if trials.ran:
         for frame in FRAMES:
             report.save_rows(trials.results[frame], NAMES[frame], **save)
+        return
+    if trials.folder is None:
+        return
+    out = report.output_dir(save["study"], save.get("out"), save.get("params")).resolve()
+    if out != trials.folder.resolve() and paths.staged(trials.folder).resolve() == out:
+        out.mkdir(parents=True, exist_ok=True)
+        for name in NAMES.values():
+            for suffix in (".csv.gz", ".provenance.json"):
+                shutil.copyfile(trials.folder / f"{name}{suffix}", out / f"{name}{suffix}")
