@@ -356,18 +356,18 @@ def test_trials_read_back_are_the_saved_ones_and_the_recomputed_one_must_match(t
     assert (changed.results["counts"]["posterior_dags"] == 5).all()
     S.save_trials(back, study=S.STUDY, params=p, out=tmp_path / "saved")
     assert not (tmp_path / "saved").exists()  # read back: its rows stay in trials_from
-    kept = sorted(p.name for p in (tmp_path / "ran").iterdir())
+    kept = sorted(f.name for f in (tmp_path / "ran").iterdir())
     assert len(kept) == 6 and all(name.startswith("trials_") for name in kept)
     # staged into the folder it read them from, which the run then replaces whole: its files go with it
     monkeypatch.setenv("CAUSALEVAL_STAGED_OUTPUT", f"{tmp_path / 'ran'}{os.pathsep}{tmp_path / 'staging'}")
     S.save_trials(back, study=S.STUDY, params=p, out=tmp_path / "ran")
-    assert sorted(p.name for p in (tmp_path / "staging").iterdir()) == kept
+    assert sorted(f.name for f in (tmp_path / "staging").iterdir()) == kept
     assert all((tmp_path / "staging" / name).read_bytes() == (tmp_path / "ran" / name).read_bytes() for name in kept)
     S.save_trials(back, study=S.STUDY, params=p, out=tmp_path / "elsewhere")  # not its own folder: nothing
     assert not (tmp_path / "elsewhere").exists()
     monkeypatch.delenv("CAUSALEVAL_STAGED_OUTPUT")
     S.save_trials(back, study=S.STUDY, params=p, out=tmp_path / "ran")  # its own folder, unstaged: left as it is
-    assert sorted(p.name for p in (tmp_path / "ran").iterdir()) == kept
+    assert sorted(f.name for f in (tmp_path / "ran").iterdir()) == kept
 
     pairs = tmp_path / "ran" / "trials_pairs.csv.gz"
     text = gzip.decompress(pairs.read_bytes()).decode().splitlines()
