@@ -7,6 +7,7 @@ true/false value as yes/no.
 These read ``figures/`` as committed, so they pass on outputs regenerated from the current code."""
 
 import re
+import subprocess
 from pathlib import Path
 
 import pandas as pd
@@ -16,10 +17,26 @@ from causaleval import paths, verdicts
 from causaleval.report import MISSING
 
 FIGURES = paths.ROOT / "figures"  # the committed outputs (the suite's CAUSALEVAL_FIGURES is a temporary folder)
-CLAIMS = sorted(FIGURES.rglob("claims.csv"))
-AGREEMENTS = sorted(FIGURES.rglob("agreement.csv"))
-TABLES = sorted(FIGURES.rglob("*.csv"))
-MARKDOWN = sorted(FIGURES.rglob("*.md"))
+
+
+def _committed(pattern: str) -> list[Path]:
+    """The files of ``figures/`` matching ``pattern`` that git tracks: not the git-ignored ones a local
+    ``make reproduce`` leaves there (the measured run times), so every checkout tests the same tables;
+    all of them outside a git checkout."""
+    found = sorted(FIGURES.rglob(pattern))
+    try:
+        tracked = subprocess.run(["git", "ls-files", "-z", "figures"], cwd=paths.ROOT, capture_output=True,
+                                 check=True).stdout.decode().split("\0")
+    except (OSError, subprocess.CalledProcessError):
+        return found
+    tracked_paths = {paths.ROOT / t for t in tracked if t}
+    return [f for f in found if f in tracked_paths] if tracked_paths else found
+
+
+CLAIMS = _committed("claims.csv")
+AGREEMENTS = _committed("agreement.csv")
+TABLES = _committed("*.csv")
+MARKDOWN = _committed("*.md")
 #: verdict-like names a true/false column must not carry: such a column judges, and judging is the
 #: claims' and agreement tables' (in the vocabulary); a side table names what it measures
 JUDGING_NAMES = {"agrees", "agree", "holds", "hold", "follows", "verdict", "status", "matches", "differs"}
