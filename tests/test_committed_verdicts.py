@@ -7,7 +7,6 @@ true/false value as yes/no.
 These read ``figures/`` as committed, so they pass on outputs regenerated from the current code."""
 
 import re
-import subprocess
 from pathlib import Path
 
 import pandas as pd
@@ -15,22 +14,18 @@ import pytest
 
 from causaleval import paths, verdicts
 from causaleval.report import MISSING
+from committed import committed_figures
 
 FIGURES = paths.ROOT / "figures"  # the committed outputs (the suite's CAUSALEVAL_FIGURES is a temporary folder)
 
 
 def _committed(pattern: str) -> list[Path]:
-    """The files of ``figures/`` matching ``pattern`` that git tracks: not the git-ignored ones a local
-    ``make reproduce`` leaves there (the measured run times), so every checkout tests the same tables;
-    all of them outside a git checkout."""
-    found = sorted(FIGURES.rglob(pattern))
-    try:
-        tracked = subprocess.run(["git", "ls-files", "-z", "figures"], cwd=paths.ROOT, capture_output=True,
-                                 check=True).stdout.decode().split("\0")
-    except (OSError, subprocess.CalledProcessError):
-        return found
-    tracked_paths = {paths.ROOT / t for t in tracked if t}
-    return [f for f in found if f in tracked_paths] if tracked_paths else found
+    """The committed files of ``figures/`` matching ``pattern`` (:mod:`committed`); all of them outside
+    a git checkout."""
+    tracked = committed_figures()
+    if tracked is None:
+        return sorted(FIGURES.rglob(pattern))
+    return sorted(paths.ROOT / name for name in tracked if Path(name).match(pattern))
 
 
 CLAIMS = _committed("claims.csv")

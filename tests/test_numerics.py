@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from causaleval import numenv, paths, report
+from committed import committed_figures
 
 PROBE = Path(__file__).with_name("numerics_probe.py")
 COVERED = numenv.uncovered() is None
@@ -285,12 +286,8 @@ def test_provenance_says_the_dots_run_on_an_openblas_not_pinned_when_numpy_came_
 
 
 def _committed_figures() -> list[str]:
-    try:
-        listed = subprocess.run(["git", "ls-files", "figures"], cwd=paths.ROOT, capture_output=True,
-                                text=True, check=True).stdout.split()
-    except (OSError, subprocess.CalledProcessError):
-        listed = []
-    if not listed:
+    listed = committed_figures()
+    if listed is None:
         pytest.skip("not a git checkout of the kit: the committed outputs cannot be told from a user's")
     return listed
 
