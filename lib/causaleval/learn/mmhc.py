@@ -33,12 +33,17 @@ from __future__ import annotations
 
 import itertools
 import warnings
+from math import lgamma
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 from scipy import special
 
 from causaleval.graphs import CausalGraph
+
+if TYPE_CHECKING:
+    from pgmpy.structure_score import BaseStructureScore, BDeu
 
 TESTS = ("chi_square", "g_test")
 
@@ -204,7 +209,7 @@ def _mmpc(data: DiscreteData, target: int, log_alpha: float, test: str, max_cond
     return cpc
 
 
-def counted_bdeu(data: DiscreteData, frame: pd.DataFrame, ess: float):
+def counted_bdeu(data: DiscreteData, frame: pd.DataFrame, ess: float) -> BDeu:
     """pgmpy's ``BDeu(frame, equivalent_sample_size=ess)`` (see :class:`CountedBDeu`)."""
     from pgmpy.structure_score import BDeu
 
@@ -227,8 +232,6 @@ def counted_bdeu(data: DiscreteData, frame: pd.DataFrame, ess: float):
         bit, and the search takes the same steps (tests/test_mmhc.py compares both)."""
 
         def _local_score(self, variable: int, parents: tuple[int, ...]) -> float:
-            from math import lgamma
-
             r = int(data.cards[variable])
             child = data.codes[:, variable]
             if parents:
@@ -256,24 +259,33 @@ def counted_bdeu(data: DiscreteData, frame: pd.DataFrame, ess: float):
     return CountedBDeu(frame, equivalent_sample_size=ess)
 
 
+def climb(frame: pd.DataFrame, skeleton: np.ndarray, score: BaseStructureScore,
+          tabu_length: int = 10) -> list[tuple[int, int]]:
+    """pgmpy's ``HillClimbSearch`` on ``frame`` (columns ``0..k-1``) scored by ``score``, with
+    a tabu list of ``tabu_length`` and every edge outside the symmetric ``skeleton``
+    forbidden -> the DAG's edges ``(parent, child)``, sorted."""
+    from pgmpy.causal_discovery import ExpertKnowledge, HillClimbSearch
+
+    k = frame.shape[1]
+    forbidden = [(i, j) for i in range(k) for j in range(k) if i != j and not skeleton[i, j]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        search = HillClimbSearch(
+            scoring_method=score, tabu_length=tabu_length,
+            expert_knowledge=ExpertKnowledge(forbidden_edges=forbidden), return_type="dag",
+            show_progress=False)
+        search.fit(frame)
+    return sorted((int(u), int(v)) for u, v in search.causal_graph_.edges())
+
+
 def mmhc(data: pd.DataFrame, alpha: float = 0.01, test: str = "chi_square", ess: float = 10.0,
          tabu_length: int = 10, max_cond: int | None = None) -> CausalGraph:
     """MMPC skeleton, then pgmpy's hill climbing with BDeu restricted to it -> a DAG."""
-    from pgmpy.causal_discovery import ExpertKnowledge, HillClimbSearch
-
     if test not in TESTS:
         raise ValueError(f"unknown test {test!r}; expected one of {TESTS}")
     discrete = DiscreteData(data)
     skeleton = mmpc_skeleton(discrete, alpha, test, max_cond)
-    k = len(discrete.names)
-    forbidden = [(i, j) for i in range(k) for j in range(k) if i != j and not skeleton[i, j]]
-    frame = data.set_axis(range(k), axis=1)  # integer labels: hash-seed independent ties
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        search = HillClimbSearch(
-            scoring_method=counted_bdeu(discrete, frame, ess), tabu_length=tabu_length,
-            expert_knowledge=ExpertKnowledge(forbidden_edges=forbidden), return_type="dag",
-            show_progress=False)
-        search.fit(frame)
-    edges = [(discrete.names[u], discrete.names[v]) for u, v in search.causal_graph_.edges()]
-    return CausalGraph.from_edge_lists(discrete.names, edges, name="mmhc")
+    frame = data.set_axis(range(len(discrete.names)), axis=1)  # integer labels: hash-seed independent ties
+    edges = climb(frame, skeleton, counted_bdeu(discrete, frame, ess), tabu_length)
+    return CausalGraph.from_edge_lists(discrete.names, [(discrete.names[u], discrete.names[v]) for u, v in edges],
+                                       name="mmhc")
