@@ -79,7 +79,7 @@ import pandas as pd
 
 from causaleval import parallel, verdicts
 from causaleval.bayes import exact
-from causaleval.bayes.posteriors import own_target, sample_noted, sample_posterior
+from causaleval.bayes.posteriors import MC3_DEFAULTS, own_target, sample_noted, sample_posterior
 
 FACTOR = 2.0  # within the floor: TV (or gap) at most twice what exact (or independent) draws give
 MAX_FLOOR = 0.1  # the exact check can tell only where i.i.d. exact draws are this close to the posterior
@@ -221,8 +221,8 @@ class Reference:
     thin: int
     seeds: tuple[int, int]
     seconds: float
-    copies: int = 1
-    beta_ratio: float = 0.8
+    copies: int = MC3_DEFAULTS["mc3_copies"]
+    beta_ratio: float = MC3_DEFAULTS["mc3_beta_ratio"]
 
     @property
     def edges(self) -> float:
@@ -231,8 +231,8 @@ class Reference:
 
 
 def long_chain_reference(data: pd.DataFrame, *, burn_in: int, thin: int, n_draws: int,
-                         seeds: tuple[int, int] = REFERENCE_SEEDS, copies: int = 1,
-                         beta_ratio: float = 0.8) -> Reference:
+                         seeds: tuple[int, int] = REFERENCE_SEEDS, copies: int = MC3_DEFAULTS["mc3_copies"],
+                         beta_ratio: float = MC3_DEFAULTS["mc3_beta_ratio"]) -> Reference:
     """Two MC3 chains on ``data`` (seeds ``seeds``), each ``burn_in + n_draws * thin`` steps keeping
     ``n_draws`` states, pooled into a :class:`Reference` (module notes); with ``copies > 1`` each chain
     is MC3 tempered (``posteriors.mc3``'s ``mc3_copies`` and ``mc3_beta_ratio``: copies at inverse
@@ -249,8 +249,8 @@ def long_chain_reference(data: pd.DataFrame, *, burn_in: int, thin: int, n_draws
 
 
 def long_chain_references(datas: Sequence[pd.DataFrame], *, burn_in: int, thin: int, n_draws: int,
-                          seeds: tuple[int, int] = REFERENCE_SEEDS, copies: int = 1, beta_ratio: float = 0.8,
-                          n_jobs: int = 1) -> list[Reference]:
+                          seeds: tuple[int, int] = REFERENCE_SEEDS, copies: int = MC3_DEFAULTS["mc3_copies"],
+                          beta_ratio: float = MC3_DEFAULTS["mc3_beta_ratio"], n_jobs: int = 1) -> list[Reference]:
     """:func:`long_chain_reference` of each data set of ``datas``, its chains (two per data set) run on
     ``n_jobs`` processes (:func:`causaleval.parallel.run_trials`; each chain seeds itself, so the
     references are the same for any ``n_jobs``); ``seconds`` sums the two chains' CPU seconds."""
