@@ -233,7 +233,8 @@ def all_greater(differences: Mapping[str, Sequence[float]], alpha: float = 0.05)
     names = list(differences)
     ps = [one_sided_p(differences[n]) for n in names]
     greater, less = holm([p[0] for p in ps], alpha), holm([p[1] for p in ps], alpha)
-    described = "; ".join(f"{n}: {float(np.mean(differences[n])):+.3g} (n={len(differences[n])})" for n in names)
+    described = "; ".join(f"{n}: {float(np.mean(differences[n])):+.3g} (n={len(differences[n])})"
+                          if len(differences[n]) else f"{n}: no runs (n=0)" for n in names)
     tested = f"{int(greater.sum())} of {len(names)} above 0 at family-wise {alpha} (one-sided t, Holm): {described}"
     if greater.all():
         return HOLDS, tested
