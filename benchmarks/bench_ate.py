@@ -15,9 +15,9 @@ DAGs, after one warm-up call (the search's compilation, cached on disk). Printed
 effects asked for and the regressions actually solved.
 
 Anchor, in the same run: the naive per-(DAG, pair) computation, no cache -- the same
-back-door set rule in bit masks (:func:`ate.backdoor_set`, the compiled search's reference) and one ``numpy.linalg.lstsq`` per pair
-with a directed path -- on the first ``--anchor-dags`` DAGs of the first seed, extrapolated per
-estimation; the script checks that both give the same effects (to 1e-9). MC3 sampling time
+back-door set rule in bit masks (:func:`ate.backdoor_set`, the compiled search's reference) and one
+``numpy.linalg.lstsq`` per pair with a directed path -- on the first ``--anchor-dags`` DAGs of the first seed,
+extrapolated per estimation; the script checks that both give the same effects (to 1e-9). MC3 sampling time
 is not part of either.
 """
 
@@ -97,7 +97,8 @@ def main() -> None:
             if not np.allclose(reference, effects[:a.anchor_dags], rtol=1e-9, atol=1e-9):
                 raise SystemExit("the kit's effects differ from the naive computation")
         print(f"seed {seed:2d}: {seconds:7.2f} s, {effects.size:,} effects, {est.solved:,} regressions", flush=True)
-    print(f"\n{a.posterior} posteriors -- kit: {total:.1f} CPU s for {requested:,} (DAG, pair) effects over {a.seeds} seeds x {a.dags} DAGs "
+    print(f"\n{a.posterior} posteriors -- kit: {total:.1f} CPU s for {requested:,} (DAG, pair) effects "
+          f"over {a.seeds} seeds x {a.dags} DAGs "
           f"({distinct:,} distinct); {solved:,} regressions solved "
           f"({solved / requested:.4f} per effect)")
     if anchor_per_effect is not None:

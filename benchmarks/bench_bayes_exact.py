@@ -10,15 +10,16 @@ method settings (``pc_alpha``, ``ges_score``, ``cpdag_rule``, ``mc3_*``) and
 ``dag_gflownet``'s defaults; a method that is not registered, or whose optional dependency is
 missing, is listed as not available. Printed and written to
 ``benchmarks/results/bench_bayes_exact.csv``: wall seconds per trial (one seed's sample,
-including JAX compilation for ``dag_gflownet``, and for the exact draws the BGe scores of all DAGs, the first seed also their enumeration) and per posterior sample, and, from
-:mod:`causaleval.bayes.exact`, the mean absolute edge-marginal error, the total variation
-over DAGs and the Wasserstein-1 distance of the ATE distribution of one pair (the first
+including JAX compilation for ``dag_gflownet``, and for the exact draws the BGe scores of all DAGs, the first seed also
+their enumeration) and per posterior sample, and, from :mod:`causaleval.bayes.exact`, the mean absolute edge-marginal
+error, the total variation over DAGs and the Wasserstein-1 distance of the ATE distribution of one pair (the first
 ordered pair, row-major, with a directed path in the true DAG), each the mean over seeds.
 Each is run on the data as generated (``raw``; with ``noise_sd = 0.1`` the BGe prior
 matrix ``t I``, ``t = 1/2``, is as large as the data's cross products, so the posterior is
 diffuse: thousands of DAGs carry 90% of its mass) and on the columns standardised to mean 0
-and sd 1 (study 6's ``standardised``, the population sd: a few hundred). The row ``exact i.i.d. draws`` samples ``--samples`` DAGs directly from the exact posterior
-(seeded): the distances any sampler of that size shows by sampling error alone.
+and sd 1 (study 6's ``standardised``, the population sd: a few hundred). The row ``exact i.i.d. draws`` samples
+``--samples`` DAGs directly from the exact posterior (seeded): the distances any sampler of that size shows by sampling
+error alone.
 """
 
 from __future__ import annotations

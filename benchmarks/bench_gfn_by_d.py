@@ -8,10 +8,10 @@ long-chain MC3 reference, by number of variables d, on study 6's synthetic data.
 Per d and seed: study 6's synthetic linear-Gaussian data (``studies.bayesian_cd_ate.data.synthetic``:
 d expected edges, notebook 6's ``noise_sd``, ``--rows`` rows, z-scored as study 6 scores them), and with ``--sachs``
 also Sachs (d = 11, its 853 rows; the seed is then the method's only, and one reference serves every
-seed). On each, the reference check of study 6 (:func:`causaleval.bayes.check.reference_check`): two MC3 chains (``burn_in:thin:draws`` of
-``--reference``, seeds :data:`causaleval.bayes.check.REFERENCE_SEEDS`) pooled as the reference, and
-``dag_gflownet`` at its defaults updated by ``--options`` (the data seed is the method's seed), ``--draws``
-DAGs. Columns as that function's: ``max error`` is the largest edge-marginal error against the
+seed). On each, the reference check of study 6 (:func:`causaleval.bayes.check.reference_check`): two MC3 chains
+(``burn_in:thin:draws`` of ``--reference``, seeds :data:`causaleval.bayes.check.REFERENCE_SEEDS`) pooled as the
+reference, and ``dag_gflownet`` at its defaults updated by ``--options`` (the data seed is the method's seed),
+``--draws`` DAGs. Columns as that function's: ``max error`` is the largest edge-marginal error against the
 reference and ``max floor`` that of as many independent draws; ``within floor`` when both the max and
 the mean error are at most twice their floors. ``reference converged`` says whether the two chains
 agree (when not, the row cannot tell). Printed, and written to ``benchmarks/results/bench_gfn_by_d.csv``.

@@ -11,8 +11,8 @@ Data: study 6's synthetic setting (``studies.bayesian_cd_ate.data.synthetic``: d
 notebook 6's ``noise_sd``, 100 rows, seed 0, z-scored); the cost does not depend on the values.
 Options: those settings with ``gfn_prefill`` 1 and ``gfn_steps`` 2,000 (kit) and 16 (authors). Each
 (settings, d) compiles the training program ahead of time (``_gfn_jax.train_program``, the program
-``_gfn_jax.train`` runs, XLA's dots pinned as in a study's run), then runs it once: a row's time is of iterations only, its compile
-beside it.
+``_gfn_jax.train`` runs, XLA's dots pinned as in a study's run), then runs it once: a row's time is of iterations only,
+its compile beside it.
 An iteration is one environment step of ``gfn_envs`` graphs plus, after the prefill, one update of
 ``gfn_batch`` transitions (its cost does not depend on how far training has gone); the one prefill
 iteration has no update, so a row's cost per iteration is a lower bound, by at most 1 in 17 for the

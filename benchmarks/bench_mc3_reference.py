@@ -7,8 +7,8 @@ Data: Sachs (d = 11, 853 rows, ``studies.bayesian_cd_ate.data.sachs``) and study
 d = 20 (seed 0, 40 expected edges, noise sd 0.1, n = 100 and n = 20, the raw columns: the study's data
 before its ``standardize`` parameter, which now z-scores them by default, so the d = 20 rows below are
 for the raw columns; ``d20n20z`` and ``d20n100z`` are the same data z-scored, the columns study 6's methods
-and its reference check score by default). Per data set, two MC3 chains (:data:`causaleval.bayes.check.REFERENCE_SEEDS`) of ``--steps``
-steps each keep every ``--every``-th state from the start (one run per chain, CPU seconds measured);
+and its reference check score by default). Per data set, two MC3 chains (:data:`causaleval.bayes.check.REFERENCE_SEEDS`)
+of ``--steps`` steps each keep every ``--every``-th state from the start (one run per chain, CPU seconds measured);
 each ``burn_in:thin:n_draws`` setting is then read off those states (the states at steps ``burn_in +
 k * thin - 1``, ``k = 1 .. n_draws``; ``burn_in`` and ``thin`` multiples of ``--every``) and gets the
 two-run diagnostic of :func:`causaleval.bayes.check.chain_gap`: the chains' max edge gap beside that of

@@ -94,7 +94,8 @@ def main() -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--methods", nargs="+", default=DEFAULT_METHODS)
-    parser.add_argument("--n-posterior", type=int, default=None, help="DAGs per posterior when timing (default: the YAML's)")
+    parser.add_argument("--n-posterior", type=int, default=None,
+                        help="DAGs per posterior when timing (default: the YAML's)")
     parser.add_argument("--workers", type=int, default=2, help="processes for the wall-time extrapolation")
     parser.add_argument("--whole", action="store_true", help="measure the whole paper-scale notebook instead")
     args = parser.parse_args()

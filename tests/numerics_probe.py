@@ -81,7 +81,8 @@ def jax_dots() -> dict:
 
     # operands are arguments, not constants, which XLA would fold while compiling
     dots = {"plain": (lambda x, y: x @ y, a, c), "transposed": (lambda x, y: x.T @ y, a, b),
-            "by_rows": (lambda x, y: x @ y.T, a, a), "batched": (lambda x, y: jnp.einsum("bai,baj->bij", x, y), cube, cube),
+            "by_rows": (lambda x, y: x @ y.T, a, a),
+            "batched": (lambda x, y: jnp.einsum("bai,baj->bij", x, y), cube, cube),
             "chained": (lambda x, y: jnp.einsum("bai,bac,bcj->bij", x, y, x), cube, cube),
             "mlp_gradient": (jax.grad(mlp), c, a)}
     return {name: hashlib.sha256(np.asarray(jax.jit(f)(x, y)).tobytes()).hexdigest()[:16]
@@ -118,7 +119,8 @@ def main() -> None:
     data = _gaussian(6, 60, seed=1)
     out["bootstrap_ges"] = _posterior("bootstrap_ges", data, {"ges_score": "bic", "cpdag_rule": "uniform"})
     if "--jax" in sys.argv:
-        out["dag_gflownet"] = _posterior("dag_gflownet", data, {"gfn_steps": 60, "gfn_prefill": 10, "gfn_batch": 8, "gfn_width": 8, "gfn_layers": 1, "gfn_head_layers": 1})
+        out["dag_gflownet"] = _posterior("dag_gflownet", data, {"gfn_steps": 60, "gfn_prefill": 10, "gfn_batch": 8,
+                                                                "gfn_width": 8, "gfn_layers": 1, "gfn_head_layers": 1})
         out["dibs"] = _posterior("dibs", data, {"dibs_steps": 20})
     print(json.dumps(out, sort_keys=True))
 

@@ -172,11 +172,11 @@ def test_the_study_runs_the_reference_check_from_its_parameters():
 
     exact_check = importlib.import_module("causaleval.studies.bayesian_cd_ate.exact_check")
 
-    p = {"methods": ["mc3"], "seeds": [0], "sample_sizes": [50, 80], "expected_edges": 4.0, "noise_sd": 0.5, "standardize": True,
-         "pc_alpha": 0.05, "ges_score": "bic", "cpdag_rule": "random_extension", "mc3_burn_in": 2000, "mc3_thin": 10,
-         "method_options": {}, "exact_draws": 300, "exact_draws_by_method": {}, "reference_nodes": [4],
-         "reference_burn_in": 2000, "reference_thin": 20, "reference_draws": 500, "reference_copies": 1,
-         "reference_beta_ratio": 0.8, "reference_method_draws": 300, "n_jobs": 1}
+    p = {"methods": ["mc3"], "seeds": [0], "sample_sizes": [50, 80], "expected_edges": 4.0, "noise_sd": 0.5,
+         "standardize": True, "pc_alpha": 0.05, "ges_score": "bic", "cpdag_rule": "random_extension",
+         "mc3_burn_in": 2000, "mc3_thin": 10, "method_options": {}, "exact_draws": 300, "exact_draws_by_method": {},
+         "reference_nodes": [4], "reference_burn_in": 2000, "reference_thin": 20, "reference_draws": 500,
+         "reference_copies": 1, "reference_beta_ratio": 0.8, "reference_method_draws": 300, "n_jobs": 1}
     table, summary, seconds = exact_check.reference_check(p)
     assert list(table["n"]) == [50, 80] and (table["d"] == 4).all() and (table["draws"] == 300).all()
     assert list(table["method"]) == ["mc3"] * 2 and (table["reference draws"] == 1000).all()
@@ -196,7 +196,8 @@ def test_a_method_with_its_own_target_is_measured_against_it_too(monkeypatch):
     monkeypatch.setitem(posteriors.POSTERIORS, "fair_sampler", fair_sampler)
     monkeypatch.setitem(posteriors.TARGETS, "fair_sampler", lambda d, options: ("BGe, fair", exact.fair_prior(d)))
     data_sets = [({"seed": s}, chain_data(s, n=30)) for s in (0, 1)]
-    table = check.exact_check(["mc3", "fair_sampler"], data_sets, n_draws=2000, options=MC3).set_index(["seed", "method"])
+    table = (check.exact_check(["mc3", "fair_sampler"], data_sets, n_draws=2000, options=MC3)
+             .set_index(["seed", "method"]))
     ours = table.xs("fair_sampler", level="method")
     assert (ours["own target"] == "BGe, fair").all() and ours["own within floor"].all()
     assert (ours["own DAG TV"] < ours["DAG TV"]).all()  # nearer its own target than the kit's
@@ -204,7 +205,8 @@ def test_a_method_with_its_own_target_is_measured_against_it_too(monkeypatch):
     mc3 = table.xs("mc3", level="method")
     assert (mc3["own target"] == "").all() and mc3["own DAG TV"].isna().all() and mc3["own within floor"].isna().all()
     summary = check.check_summary(table.reset_index()).set_index("method")
-    assert summary.loc["fair_sampler", "own within floor"] == "2 of 2" and summary.loc["fair_sampler", "own verdict"] == verdicts.HOLDS
+    assert (summary.loc["fair_sampler", "own within floor"] == "2 of 2"
+            and summary.loc["fair_sampler", "own verdict"] == verdicts.HOLDS)
     assert summary.loc["fair_sampler", "own target"] == "BGe, fair" and summary.loc["mc3", "own target"] == ""
     # a target that differs between data sets (DiBS's prior between d = 4 and 5): every label is named
     per_seed = table.reset_index().assign(**{"own target": lambda t: t["own target"].where(t["seed"] == 0, "other")})

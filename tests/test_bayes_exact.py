@@ -89,7 +89,8 @@ def test_mc3_long_chain_converges_to_the_exact_marginals():
     assert exact.edge_distance(sample, data) < 0.01
     assert error.max() < 0.03
     short = posteriors.mc3(data, n_samples=100, seed=0, options={"mc3_burn_in": 0, "mc3_thin": 1})
-    assert exact.edge_distance(short, data) > 0.01 or np.abs(short.mean(axis=0) - exact.edge_marginals(data)).max() > 0.03
+    assert (exact.edge_distance(short, data) > 0.01
+            or np.abs(short.mean(axis=0) - exact.edge_marginals(data)).max() > 0.03)
     assert exact.ate_distance(sample, data, 0, 2) < 0.02
     assert math.isfinite(exact.dag_tv(sample, data))
 

@@ -1,4 +1,5 @@
-"""DiBS and Gadget posterior methods (causaleval.bayes.dibs, .gadget): determinism, output class, bad options, missing extra."""
+"""DiBS and Gadget posterior methods (causaleval.bayes.dibs, .gadget): determinism, output class, bad options, missing
+extra."""
 
 import builtins
 
@@ -72,10 +73,12 @@ def test_dibs_hands_its_prior_to_dibs_lib(monkeypatch):
     assert seen == [(6, 2), (6, 1), (4, 1)]
 
 
-@pytest.mark.parametrize(("d", "k", "message"), [(5, 2, "expected at most 1 or None"), (3, 1, "needs at least 4 variables"),
+@pytest.mark.parametrize(("d", "k", "message"), [(5, 2, "expected at most 1 or None"),
+                                                 (3, 1, "needs at least 4 variables"),
                                                  (3, None, "needs at least 4 variables")])
 def test_dibs_refuses_a_prior_whose_edge_probability_is_not_below_one(d, k, message):
-    with pytest.raises(ValueError, match=rf"dibs_edges_per_node={k}( \(k = 1\))?: on {d} variables .* not below 1 .*{message}"):
+    with pytest.raises(ValueError,
+                       match=rf"dibs_edges_per_node={k}( \(k = 1\))?: on {d} variables .* not below 1 .*{message}"):
         POSTERIORS["dibs"](_data(d), n_samples=2, seed=0, options={"dibs_steps": 5, "dibs_edges_per_node": k})
 
 

@@ -73,14 +73,16 @@ def test_rows_default_quoted_names_and_comments(tmp_path):
     (GOOD.replace("table 0.2, 0.8;", "table 0.2, 0.8"), "line 13, column 1", "';' ending the table of 'rain'"),
     (GOOD[:GOOD.index("probability ( \"wet")], "line 6", "has no probability block"),
     # numbers that are not finite, where they are written (a NaN passed the sum check and sampled as 0.8)
-    (GOOD.replace("table 0.2, 0.8;", "table nan, 0.8;"), "line 12, column 9", "'nan'; expected a probability (a finite"),
+    (GOOD.replace("table 0.2, 0.8;", "table nan, 0.8;"), "line 12, column 9",
+     "'nan'; expected a probability (a finite"),
     (GOOD.replace("table 0.2, 0.8;", "table 0.2, inf;"), "line 12, column 14", "'inf'"),
     (GOOD.replace("(yes) 0.9, 0.1;", "(no) nan, 0.2;"), "line 15, column 8", "'nan'"),  # was replaced by default
     (GOOD.replace("(yes) 0.9, 0.1;", "(yes) -NaN, 0.1;"), "line 15, column 9", "'-NaN'"),
     # a cycle, at the block that closes it
     (GOOD.replace("( rain ) {\n  table 0.2, 0.8;", "( rain | \"wet grass\" ) {\n  table 0.2, 0.3, 0.8, 0.7;"),
      "line 11, column 1", "directed cycle rain -> wet grass -> rain"),
-    (GOOD.replace("| rain ) {\n  (yes) 0.9, 0.1;\n  default 0.05, 0.95;", "| \"wet grass\" ) {\n  table 0.9, 0.2, 0.1, 0.8;"),
+    (GOOD.replace("| rain ) {\n  (yes) 0.9, 0.1;\n  default 0.05, 0.95;",
+                  "| \"wet grass\" ) {\n  table 0.9, 0.2, 0.1, 0.8;"),
      "line 14, column 1", "directed cycle wet grass -> wet grass"),
 ])
 def test_errors_name_line_and_column(tmp_path, broken, where, message):

@@ -551,14 +551,16 @@ def test_every_option_a_kit_method_reads_is_declared_and_a_plugins_own_are_check
         assert f'method_options("{name}", options, DEFAULTS)' in source, name
         assert not re.search(r"options(\.get\(|\[)", source), name
     assert set().union(*declared.values()) >= set(POSTERIOR_OPTIONS)
-    with pytest.raises(params.ParameterError, match=r"method_options\['dibs_particles'\] = 0 \(int\): expected int >= 1"):
+    with pytest.raises(params.ParameterError,
+                       match=r"method_options\['dibs_particles'\] = 0 \(int\): expected int >= 1"):
         params.check("bayesian_cd_ate", {"method_options": {"dibs_particles": 0}})
     with pytest.raises(params.ParameterError, match=r"^dibs option dibs_particles=0 \(int\): expected int >= 1"):
         posteriors.method_options("dibs", {"dibs_particles": 0}, dibs.DEFAULTS)
     posteriors.register_posterior("_test_own", options={"own_steps": {"type": "int", "min": 1}})(lambda *a, **k: None)
     try:
         params.check("bayesian_cd_ate", {"method_options": {"own_steps": 3}})
-        with pytest.raises(params.ParameterError, match=r"method_options\['own_steps'\] = 0 \(int\): expected int >= 1"):
+        with pytest.raises(params.ParameterError,
+                           match=r"method_options\['own_steps'\] = 0 \(int\): expected int >= 1"):
             params.check("bayesian_cd_ate", {"method_options": {"own_steps": 0}})
     finally:
         posteriors.POSTERIORS.pop("_test_own")

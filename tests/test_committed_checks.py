@@ -1,8 +1,8 @@
 """Study 6's committed check tables read as a referee would: each per-method verdict is what the kit's
 rule gives on the committed per-data-set rows beside it (:func:`causaleval.bayes.check.check_summary`,
 :func:`~causaleval.bayes.check.reference_summary`), for every committed run folder under
-``figures/06_bayesian_cd_ate/`` (the full check, ``exact_check/``, which the defaults read back). These read ``figures/``
-as committed, so they pass on outputs regenerated from the current code."""
+``figures/06_bayesian_cd_ate/`` (the full check, ``exact_check/``, which the defaults read back). These read
+``figures/`` as committed, so they pass on outputs regenerated from the current code."""
 
 from pathlib import Path
 

@@ -156,11 +156,12 @@ def test_the_final_learning_rate_is_checked():
         gfn_options({"gfn_lr_end": 0})
 
 
-@pytest.mark.parametrize("option, expected", [({"gfn_lr": 0}, r"gfn_lr=0 \(int\): expected float > 0"),
-                                              ({"gfn_lr": float("inf")}, r"gfn_lr=inf \(float\): expected finite float > 0"),
-                                              ({"gfn_lr": True}, r"gfn_lr=True \(bool\): expected float > 0"),
-                                              ({"gfn_min_exploration": 1.5}, r"gfn_min_exploration=1.5 \(float\): expected float in \[0, 1\]"),
-                                              ({"gfn_min_exploration": "0"}, r"gfn_min_exploration='0' \(str\): expected float in \[0, 1\]")])
+@pytest.mark.parametrize("option, expected", [
+    ({"gfn_lr": 0}, r"gfn_lr=0 \(int\): expected float > 0"),
+    ({"gfn_lr": float("inf")}, r"gfn_lr=inf \(float\): expected finite float > 0"),
+    ({"gfn_lr": True}, r"gfn_lr=True \(bool\): expected float > 0"),
+    ({"gfn_min_exploration": 1.5}, r"gfn_min_exploration=1.5 \(float\): expected float in \[0, 1\]"),
+    ({"gfn_min_exploration": "0"}, r"gfn_min_exploration='0' \(str\): expected float in \[0, 1\]")])
 def test_rates_out_of_range_are_refused(option, expected):
     with pytest.raises(ValueError, match=expected):
         gfn_options(option)

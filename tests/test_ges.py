@@ -185,7 +185,8 @@ def test_same_cpdag_as_causallearn_with_bic_on_random_linear_gaussian_networks(n
     variables, where covariance submatrices are singular and the floats decide."""
     from causaleval.studies.bayesian_cd_ate.data import synthetic
 
-    _, data = synthetic(seed, rows, n_nodes, expected_edges=min(2.0 * n_nodes, n_nodes * (n_nodes - 1) / 2), noise_sd=0.1)
+    _, data = synthetic(seed, rows, n_nodes, expected_edges=min(2.0 * n_nodes, n_nodes * (n_nodes - 1) / 2),
+                        noise_sd=0.1)
     resample = data.iloc[np.random.default_rng(seed).integers(0, rows, rows)].reset_index(drop=True)
     _assert_same_as_causallearn(resample, score="bic")
 

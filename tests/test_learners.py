@@ -83,7 +83,8 @@ def test_hill_climbing_does_not_depend_on_the_hash_seed():
             "d = forward_sample(load_network('asia'), 10000, seed=0).drop(columns=['smoke']);"
             "print(sorted(learn('hc', d).edges()))")
     outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                           env={**os.environ, "PYTHONHASHSEED": str(s)}).stdout for s in (1, 6)}  # hash seeds 1 and 6 flip a tie on this sample
+                           env={**os.environ, "PYTHONHASHSEED": str(s)}).stdout
+            for s in (1, 6)}  # hash seeds 1 and 6 flip a tie on this sample
     assert len(outs) == 1
 
 

@@ -109,13 +109,15 @@ def test_counted_bdeu_is_pgmpys_bdeu_bit_for_bit(source):
         frame[5] = (frame[0] + frame[1]) % 3
     frame = frame.set_axis(range(frame.shape[1]), axis=1)
     ours, pgmpys = counted_bdeu(DiscreteData(frame), frame, 10.0), BDeu(frame, equivalent_sample_size=10.0)
-    differ = [(v, ps) for v, ps in _families(frame.shape[1], rng, 400) if ours._local_score(v, ps) != pgmpys._local_score(v, ps)]
+    differ = [(v, ps) for v, ps in _families(frame.shape[1], rng, 400)
+              if ours._local_score(v, ps) != pgmpys._local_score(v, ps)]
     assert differ == []
 
 
 def test_chi2_logsf_is_scipys_bit_for_bit():
     rng = np.random.default_rng(1)
-    statistics = np.concatenate([rng.exponential(10, 3000), rng.uniform(0, 3, 1000), [0.0, -1.0, 1e-300, 1e300, np.inf]])
+    statistics = np.concatenate([rng.exponential(10, 3000), rng.uniform(0, 3, 1000),
+                                 [0.0, -1.0, 1e-300, 1e300, np.inf]])
     dofs = rng.integers(1, 60, len(statistics))
     assert [chi2_logsf(float(x), int(k)) for x, k in zip(statistics, dofs)] == \
         [float(stats.chi2.logsf(x, int(k))) for x, k in zip(statistics, dofs)]

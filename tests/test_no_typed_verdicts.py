@@ -88,7 +88,8 @@ ENGLISH = {verdicts.HOLDS, verdicts.MATCHES, verdicts.DIFFERS}
 ASSERTING = {"why", "hold", "holds", "reverses", "better", "worse", "fails", "wrong", "miss", "misses", "agree",
              "agrees", "differ", "differs"}
 #: package versions and section numbers are not results
-_NOT_RESULTS = re.compile(r"\bSecs?\.\s*[\d.,\- and]+|\b(?:DoWhy|pgmpy|causal-learn|gadjid|causallib|numpy|scipy)\s+\d+(?:\.\d+)+")
+_NOT_RESULTS = re.compile(r"\bSecs?\.\s*[\d.,\- and]+|"
+                          r"\b(?:DoWhy|pgmpy|causal-learn|gadjid|causallib|numpy|scipy)\s+\d+(?:\.\d+)+")
 
 
 def _markdown(notebook: Path) -> list[tuple[int, str]]:

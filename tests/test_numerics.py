@@ -172,7 +172,8 @@ def test_a_dot_past_the_blas_integers_is_refused_when_traced():
 def test_a_kit_jax_method_pins_the_dots_when_it_imports_jax():
     """In a fresh process (another test of this one may have pinned already): not pinned after
     ``import causaleval`` alone, pinned once a kit method imports JAX (optional_modules)."""
-    code = ("import causaleval; from causaleval import numenv; from causaleval.bayes.posteriors import optional_modules; "
+    code = ("import causaleval; from causaleval import numenv; "
+            "from causaleval.bayes.posteriors import optional_modules; "
             "before = numenv._JAX_PINNED; optional_modules('a JAX method', 'jax'); print(before, numenv._JAX_PINNED)")
     done = subprocess.run([sys.executable, "-c", code], env=_clean_env(), capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -205,8 +206,8 @@ def test_a_late_import_is_said_in_one_line():
     said = [line for line in late.stderr.splitlines() if "NumericsWarning" in line]
     assert len(said) == 1 and "numpy, numba or jax was imported before causaleval" in said[0]
     assert "OPENBLAS_CORETYPE=Prescott" in said[0]
-    first = subprocess.run([sys.executable, "-c", "import causaleval, numpy"], env=_clean_env(OPENBLAS_CORETYPE="Prescott"),
-                           capture_output=True, text=True, timeout=300)
+    first = subprocess.run([sys.executable, "-c", "import causaleval, numpy"],
+                           env=_clean_env(OPENBLAS_CORETYPE="Prescott"), capture_output=True, text=True, timeout=300)
     assert first.returncode == 0 and "NumericsWarning" not in first.stderr
 
 
@@ -281,8 +282,10 @@ def test_provenance_says_the_dots_run_on_an_openblas_not_pinned_when_numpy_came_
     env = {k: v for k, v in os.environ.items() if k not in numenv.VARIABLES and k != "XLA_FLAGS"}
     done = subprocess.run([sys.executable, "-W", "ignore", "-c", code], env=env, capture_output=True, text=True,
                           check=True)
-    seen = json.loads(done.stdout)  # numpy's OpenBLAS chose its kernel before causaleval set it (unless it is Haswell's)
-    assert seen["xla_dots"] == ("pinned OpenBLAS" if seen["pinned"] else "OpenBLAS, not pinned") + " (causaleval.xla_dots)"
+    # numpy's OpenBLAS chose its kernel before causaleval set it (unless it is Haswell's)
+    seen = json.loads(done.stdout)
+    assert seen["xla_dots"] == (("pinned OpenBLAS" if seen["pinned"] else "OpenBLAS, not pinned")
+                                + " (causaleval.xla_dots)")
 
 
 def _committed_figures() -> list[str]:
@@ -300,7 +303,8 @@ def test_every_committed_output_was_made_in_the_kits_numerical_environment():
     stamps = [f for f in files if f.endswith(".provenance.json")]
     outputs = [f for f in files if f not in stamps and Path(f).name not in ("README.md", ".gitignore")]
     bases = {s[: -len(".provenance.json")] for s in stamps}
-    assert not [o for o in outputs if re.sub(r"\.(csv\.gz|[^./]+)$", "", o) not in bases], "outputs without a provenance stamp"
+    assert not [o for o in outputs
+                if re.sub(r"\.(csv\.gz|[^./]+)$", "", o) not in bases], "outputs without a provenance stamp"
     expected = {**numenv.VARIABLES, "XLA_FLAGS": numenv.pinned_xla_flags("", cap_isa=True)}
     astray = {}
     for stamp in stamps:

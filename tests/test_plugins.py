@@ -73,7 +73,8 @@ def test_a_failing_plugin_is_named_with_its_error(tmp_path):
 def test_a_plugin_cannot_silently_replace_a_builtin_learner(tmp_path):
     path = tmp_path / "shadow.py"
     path.write_text(LEARNER.format(name="pc"))
-    with pytest.raises(plugins.PluginError, match=r"learner 'pc' is already registered by causaleval\.learn\.learners\.pc"):
+    with pytest.raises(plugins.PluginError,
+                       match=r"learner 'pc' is already registered by causaleval\.learn\.learners\.pc"):
         plugins.load([str(path)])
     assert get_learner("pc").library == "causal-learn"
 
@@ -144,6 +145,7 @@ def test_the_fingerprint_is_of_the_code_that_ran_not_of_a_later_edit(tmp_path):
 def test_plugins_cannot_replace_builtin_estimators_or_posteriors(tmp_path, registry):
     module, decorator, name = registry.split(":")
     path = tmp_path / "clash.py"
-    path.write_text(f"from {module} import {decorator}\n\n@{decorator}({name!r})\ndef {name}(*args, **kwargs):\n    return None\n")
+    path.write_text(f"from {module} import {decorator}\n\n@{decorator}({name!r})\n"
+                    f"def {name}(*args, **kwargs):\n    return None\n")
     with pytest.raises(plugins.PluginError, match=f"'{name}' is already registered by {module}"):
         plugins.load([str(path)])

@@ -94,7 +94,8 @@ def test_a_plugin_entry_other_than_0_or_1_is_refused_never_read_as_an_edge(value
         return g
 
     try:
-        with pytest.raises(ValueError, match=rf"'_test_nan': sample 1 holds {shown} at \(2, 3\); expected booleans or 0/1"):
+        with pytest.raises(ValueError,
+                           match=rf"'_test_nan': sample 1 holds {shown} at \(2, 3\); expected booleans or 0/1"):
             P.sample_posterior("_test_nan", _frame(), n_samples=2, seed=0, options=OPTIONS)
     finally:
         P.POSTERIORS.pop("_test_nan")

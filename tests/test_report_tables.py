@@ -49,7 +49,8 @@ def test_study4_claims_are_checks_of_the_papers_against_themselves():
     assert claims.loc["cheng_tools_1", "evidence"].startswith("disagrees")
     assert "reading 1 of 3" in claims.loc["cheng_tools_1", "statement"]
     cic = claims.loc["shimoni_cic"]
-    assert cic["verdict"] == V.PAPER_VS_ITSELF and cic["evidence"].startswith("differs (agreement table)") and "0.204" in cic["evidence"]
+    assert (cic["verdict"] == V.PAPER_VS_ITSELF and cic["evidence"].startswith("differs (agreement table)")
+            and "0.204" in cic["evidence"])
 
 
 def test_study4_agreement_explains_a_cell_only_by_a_named_alternative_that_gives_its_printed_value():

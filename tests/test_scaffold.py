@@ -155,7 +155,8 @@ def test_a_second_run_into_a_running_tag_is_refused(newcomer):
     lock.parent.mkdir(parents=True)
     holder = subprocess.Popen([sys.executable, "-c", (
         "import fcntl, sys, time; f = open(sys.argv[1], 'a+'); fcntl.flock(f, fcntl.LOCK_EX); "
-        "f.write('pid 1234'); f.flush(); print('locked', flush=True); time.sleep(3600)"), str(lock)],  # held until killed below
+        "f.write('pid 1234'); f.flush(); print('locked', flush=True); time.sleep(3600)"),
+        str(lock)],  # held until killed below
         stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "locked"

@@ -15,12 +15,14 @@ DEFAULTS = dict(network="asia", latent=["smoke"], second_network="sachs", n_samp
 
 
 @pytest.mark.parametrize("change,msg", [
-    ({"network": "asai"}, "parameter network = 'asai'"), ({"latent": ["smok"]}, r"parameter latent = \['smok'\]: \['smok'\] not node\(s\) of network 'asia'"),
+    ({"network": "asai"}, "parameter network = 'asai'"),
+    ({"latent": ["smok"]}, r"parameter latent = \['smok'\]: \['smok'\] not node\(s\) of network 'asia'"),
     ({"algorithms": ["pcc"]}, r"algorithms\[0\] = 'pcc'"), ({"ks": [1.2]}, r"ks\[0\] = 1.2"),
     ({"n_graphs": 0}, "n_graphs = 0"), ({"counting": "both"}, "counting = 'both'"),
     ({"sensitivity_ci_tests": ["chi"]}, r"sensitivity_ci_tests\[0\] = 'chi'"),
     ({"alpha": 0.0}, r"parameter alpha = 0.0 \(float\): expected float in \(0, 1\)"),
-    ({"sensitivity_alphas": [0.05, 1.0]}, r"parameter sensitivity_alphas\[1\] = 1.0 \(float\): expected float in \(0, 1\)"),
+    ({"sensitivity_alphas": [0.05, 1.0]},
+     r"parameter sensitivity_alphas\[1\] = 1.0 \(float\): expected float in \(0, 1\)"),
     ({"sensitivity_graphs": 0}, "sensitivity_graphs = 0"),
 ])
 def test_bad_parameters_are_named(change, msg):
@@ -228,7 +230,8 @@ def test_shd_cpdag_pairs_agrees_with_gadjid_on_cpdags():
 
 
 def test_shd_fit_marks_the_closest_variant():
-    t2 = pd.DataFrame({"network": "x", "algorithm": ["pc", "pc"], "metric": ["SHD (CPDAG)", "SHD (CPDAG, one per pair)"],
+    t2 = pd.DataFrame({"network": "x", "algorithm": ["pc", "pc"],
+                       "metric": ["SHD (CPDAG)", "SHD (CPDAG, one per pair)"],
                        "ours": [48.0, 21.9], "paper": [10.0, np.nan]})
     fit = S.shd_fit(t2)
     assert fit.loc[fit["closest"], "variant"].tolist() == ["SHD (CPDAG, one per pair)"]
@@ -393,7 +396,8 @@ def test_claims_report_both_reversal_readings_together_in_the_vocabulary():
     reversal = table[table["statement"].str.contains("either reading of a reversal")]
     assert len(reversal) == 2  # asia hc and sachs hc, one row each
     sachs = reversal[reversal["statement"].str.contains("sachs")].iloc[0]
-    assert "reversal costs 2 in SHD: disagree" in sachs["evidence"] and "reversal costs 1 in SHD: agree" in sachs["evidence"]
+    assert ("reversal costs 2 in SHD: disagree" in sachs["evidence"]
+            and "reversal costs 1 in SHD: agree" in sachs["evidence"])
     assert not table["statement"].str.contains("reversal costs").any()  # never one reading alone
     assert table.loc["table3_SHD (DAG)", "verdict"] == verdicts.BY_CONSTRUCTION
     assert table.loc["table3_F1", "verdict"] == verdicts.BY_CONSTRUCTION  # a ratio: in [0, 1] by its definition

@@ -15,9 +15,10 @@ from causaleval.metrics import ate_distribution as ad
 from causaleval.studies import bayesian_cd_ate as S
 
 PAPER_YAML = paths.ROOT / "notebooks" / "params" / "06.paper.yaml"
-TINY = dict(seeds=[0, 1], sample_sizes=[20], sachs=False, sachs_seeds=2, methods=["bootstrap_ges", "mc3"], n_posterior=4,
-            n_nodes=6, expected_edges=6.0, noise_sd=0.1, standardize=True, pc_alpha=0.05, ges_score="bic", cpdag_rule="random_extension",
-            mc3_burn_in=50, mc3_thin=2, densities=[0.0, 0.3], figure_pair=None, method_options={}, trials_from=None,
+TINY = dict(seeds=[0, 1], sample_sizes=[20], sachs=False, sachs_seeds=2, methods=["bootstrap_ges", "mc3"],
+            n_posterior=4, n_nodes=6, expected_edges=6.0, noise_sd=0.1, standardize=True, pc_alpha=0.05,
+            ges_score="bic", cpdag_rule="random_extension", mc3_burn_in=50, mc3_thin=2, densities=[0.0, 0.3],
+            figure_pair=None, method_options={}, trials_from=None,
             recompute_trials=1, checks_from=None, checks_beside=[], exact_nodes=[], reference_nodes=[],
             n_jobs=1, plugins=[], output_dir=None)
 
@@ -93,8 +94,10 @@ def test_tables_agreement_and_claims_from_a_run():
     assert table["scale"].str.startswith("2 seed(s) against the paper's 26").all()
     claims = S.claims(per_seed, result["distributions"], TINY).set_index("claim")
     assert set(claims["verdict"]) <= set(verdicts.VERDICTS)
-    assert claims.loc["wd_lower_n100", "verdict"] == verdicts.NOT_TESTED and "n=100" in claims.loc["wd_lower_n100", "evidence"]
-    assert "in n=100" not in claims.loc["wd_lower_n100", "evidence"]  # the setting not run is named once, not per method
+    assert (claims.loc["wd_lower_n100", "verdict"] == verdicts.NOT_TESTED
+            and "n=100" in claims.loc["wd_lower_n100", "evidence"])
+    # the setting not run is named once, not per method
+    assert "in n=100" not in claims.loc["wd_lower_n100", "evidence"]
     assert claims.loc["recall_highest_gflownet_sachs", "verdict"] == verdicts.NOT_TESTED
     assert claims.loc["density_filter_n20", "evidence"] != ""
     for claim in ("recall_high_n20", "density_filter_n20"):  # they count modes, at 4 of the paper's 1,000 DAGs
@@ -152,7 +155,8 @@ def test_figure3_shows_the_papers_pair_beside_the_chosen_one_and_tests_both():
     assert C._all_modes(d[d["pair"] == S.CHOSEN_PAIR], "dag_gflownet")[0] == verdicts.DOES_NOT_HOLD
     seed1 = dist("MEC (truth)", S.PAPER_PAIR, "PIP3", [0.0], [1.0]).assign(seed=1)  # the method has no seed 1
     verdict, evidence = C._all_modes(pd.concat([d[d["pair"] == S.PAPER_PAIR], seed1]), "dag_gflownet")
-    assert verdict == verdicts.HOLDS and evidence.endswith("judged on 1 run(s): no dag-gflownet's distribution in run(s) [1]")
+    assert verdict == verdicts.HOLDS and evidence.endswith(
+        "judged on 1 run(s): no dag-gflownet's distribution in run(s) [1]")
     verdict, evidence = C._all_modes(d[d["method"] == "MEC (truth)"], "dag_gflownet")
     assert verdict == verdicts.NOT_TESTED
     assert evidence == "no run has both distributions: no dag-gflownet's distribution in run(s) [0]"
@@ -207,9 +211,11 @@ def test_checks_at_other_settings_are_read_back_beside_the_runs_own(tmp_path):
     damaged.mkdir()
     shutil.copy(S.CHECK_DIR / "exact_posterior.csv", damaged)
     (damaged / "exact_posterior.provenance.json").write_text("{")
-    with pytest.raises(params.ParameterError, match="checks_beside: .*damaged/exact_posterior.provenance.json: not a readable provenance stamp"):
+    with pytest.raises(params.ParameterError, match="checks_beside: .*damaged/exact_posterior.provenance.json: "
+                                                    "not a readable provenance stamp"):
         S.check_params({**TINY, "checks_beside": [str(damaged)]})
-    with pytest.raises(params.ParameterError, match=f"checks_beside: {folder} ran with noise_sd = 0.1, this run with 0.2"):
+    with pytest.raises(params.ParameterError,
+                       match=f"checks_beside: {folder} ran with noise_sd = 0.1, this run with 0.2"):
         S.check_params({**TINY, "noise_sd": 0.2, "checks_beside": [folder]})
     assert S.beside(None, pd.DataFrame(), [], {})[0].empty
 
@@ -280,7 +286,8 @@ def test_a_method_past_its_size_limit_is_not_run_and_says_why():
     finally:
         del limited.max_nodes
     counts = result["counts"].set_index("method")
-    assert counts.loc["mc3", "not run"] == "6 variables; mc3 takes at most 4" and counts.loc["mc3", "posterior_dags"] == 0
+    assert (counts.loc["mc3", "not run"] == "6 variables; mc3 takes at most 4"
+            and counts.loc["mc3", "posterior_dags"] == 0)
     assert set(result["pairs"]["method"]) == {"bootstrap_ges"}
     reasons = S.not_run({**TINY, "methods": ["mc3", "bootstrap_ges"]}, result["counts"].assign(setting="n=20"), "n=20")
     assert reasons["mc3"] == "not run: 6 variables; mc3 takes at most 4"
@@ -310,7 +317,8 @@ def test_a_saved_run_reads_back_to_the_same_tables_and_claims(tmp_path):
     report.save_table(gap.set_index("data"), "mc3_convergence", **save)
     label = S.labelled(pd.DataFrame({"method": ["mc3"]}), "sachs", convergence=S.load_run(tmp_path).convergence)
     assert label["samples the exact posterior"].iloc[0] == (
-        "not checked; its two runs on Sachs (d = 11) disagree (not converged): max edge gap 1.000, independent draws 0.080")
+        "not checked; its two runs on Sachs (d = 11) disagree (not converged): max edge gap 1.000, "
+        "independent draws 0.080")
     report.save_table(gap.set_index("data"), "mc3_convergence", **{**save, "params": {**p, "seeds": [5]}})
     assert S.load_run(tmp_path).convergence is None  # another run's diagnostic is not this run's
     (tmp_path / "per_seed.provenance.json").write_text('{"parameters": ')
@@ -445,7 +453,8 @@ def test_the_committed_full_check_is_read_back_only_for_a_run_with_its_settings(
     assert "not checked: my_method." in checks.source and "exact_check (run at commit " in checks.source
     assert not checks.convergence_here and "diagnostic is read back from there too" in checks.source
     pd.testing.assert_frame_equal(checks.convergence, S.load_run(S.CHECK_DIR).convergence.fillna({"setting": ""}))
-    with pytest.raises(params.ParameterError, match=rf"checks_from: .*mc3_burn_in = {ran['mc3_burn_in']} there, 500 here"):
+    with pytest.raises(params.ParameterError,
+                       match=rf"checks_from: .*mc3_burn_in = {ran['mc3_burn_in']} there, 500 here"):
         S.check_params({**ran, "checks_from": p["checks_from"], "mc3_burn_in": 500})
     with pytest.raises(params.ParameterError, match="checks_from: notebooks/absent holds no exact_posterior.csv"):
         S.check_params({**ran, "checks_from": "absent"})
@@ -454,7 +463,8 @@ def test_the_committed_full_check_is_read_back_only_for_a_run_with_its_settings(
     shutil.copy(S.CHECK_DIR / "exact_posterior.csv", damaged)
     for text, said in [("{", "not a readable provenance stamp"), ('{"code": {}}', "not a provenance stamp")]:
         (damaged / "exact_posterior.provenance.json").write_text(text)
-        with pytest.raises(params.ParameterError, match=f"checks_from: .*damaged/exact_posterior.provenance.json: {said}"):
+        with pytest.raises(params.ParameterError,
+                           match=f"checks_from: .*damaged/exact_posterior.provenance.json: {said}"):
             S.check_params({**ran, "checks_from": str(damaged)})
     S.save_checks(checks, study=S.STUDY, params=p, out=tmp_path / "saved")
     assert not (tmp_path / "saved").exists()  # read back: its tables stay in checks_from
@@ -478,7 +488,8 @@ def test_mc3s_two_run_diagnostic_is_read_back_only_for_the_runs_own_data_sets(tm
     assert not (tmp_path / "saved").exists()  # nothing ran here
     for other in ({"seeds": [1, 0]}, {"n_nodes": 7}, {"sample_sizes": [20, 30]}):
         again = S.checks({**p, **other, "checks_from": str(tmp_path / "check")})
-        assert again.convergence_here and "diagnostic runs here: the check holds none for this run's data sets" in again.source
+        assert (again.convergence_here
+                and "diagnostic runs here: the check holds none for this run's data sets" in again.source)
         assert list(again.convergence["setting"]) == ["", "sachs", *(f"n={n}" for n in {**p, **other}["sample_sizes"])]
     assert S.checks({**p, "methods": ["bootstrap_ges"], "exact_nodes": []}).convergence is None
 
@@ -647,7 +658,8 @@ def test_the_filter_claim_compares_the_readings_methods_as_sets_and_explains_the
     assert "low in" not in row["evidence"]
     row = _filter_claim({"dag_gflownet": [0.5, 0.9]})  # low in the paper's Table 1, not in this run
     lead, seeds_short, other = row["evidence"].split("; ", 2)
-    assert row["verdict"] == verdicts.UNDECIDED and lead.startswith("low in the paper's Table 1: dag-gflownet, undecided")
+    assert (row["verdict"] == verdicts.UNDECIDED
+            and lead.startswith("low in the paper's Table 1: dag-gflownet, undecided"))
     assert seeds_short.startswith("2 of the paper's 26 seeds here")
     assert other.startswith("low in this run: none, not tested")
 
@@ -704,4 +716,5 @@ def test_the_papers_value_is_judged_with_its_own_error_or_as_one_run():
     with pytest.raises(ValueError, match="NaN"):
         S.comparison_interval(pd.Series([0.1, np.nan, 0.2]), table1, 26)
     row = verdicts.agreement(welch, "0.33", item="Table 1 x WD")
-    assert row["status"] == verdicts.MATCHES and verdicts.agreement(ours, "0.33", item="x")["status"] == verdicts.DIFFERS
+    assert (row["status"] == verdicts.MATCHES
+            and verdicts.agreement(ours, "0.33", item="x")["status"] == verdicts.DIFFERS)

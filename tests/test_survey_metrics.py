@@ -59,7 +59,8 @@ def test_lookup_by_the_surveys_names():
     assert [m.name for m in registry.lookup("KL-Divergence")] == ["KL divergence"]
     assert {m.name for m in registry.lookup("mse")} == {"MSE (ATE)", "adjacency MSE"}
     assert [m.name for m in registry.lookup("Ctf-DE")] == ["Ctf-DE"]
-    assert {m.name for m in registry.lookup("Refutation")} == {"placebo treatment", "random common cause", "data subset"}
+    assert ({m.name for m in registry.lookup("Refutation")}
+            == {"placebo treatment", "random common cause", "data subset"})
     assert registry.lookup("Pairwise") == []
 
 
@@ -332,7 +333,7 @@ def test_modes_regroup_with_isclose_and_density_filters_rare_modes():
         ad.mode_precision_recall([1.0], [1.0], density=2)
 
 
-# ------------------------------------------------------------------ CIC, coverage (Shimoni et al. 2018) and Table III claims
+# ------------------------------------------------------------- CIC, coverage (Shimoni et al. 2018) and Table III claims
 def test_a_calibrated_interval_has_cic_near_0_2_not_0_95():
     from causaleval.studies import survey_metric_tables as S
 

@@ -212,7 +212,8 @@ COLLECTED_CASES = {
     "unknown status": (_runs(lambda t: _set(t, 9, "status", "crashed")), "runs.csv.gz",
                        r"column 'status' has levels outside the expected ones \('crashed': 1 rows; line \[9\]\)"),
     "finished run without an outcome": (_runs(lambda t: _set(t, 10, "vm_steps", "")), "runs.csv.gz",
-                                        r"1 finished run\(s\) \(status 'ok'\) without a 'vm_steps' value \(line \[10\]\)"),
+                                        r"1 finished run\(s\) \(status 'ok'\) without a 'vm_steps' value "
+                                        r"\(line \[10\]\)"),
     "negative run time": (_runs(lambda t: _set(t, 11, "runtime_ms", "-0.5")), "runs.csv.gz",
                           r"column 'runtime_ms' holds -0.5 \(line \[11\]"),
     "non-numeric outcome": (_runs(lambda t: _set(t, 12, "sorts", "N/A!")), "runs.csv.gz",

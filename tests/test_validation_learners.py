@@ -190,9 +190,10 @@ def test_a_plugin_learner_returning_a_graph_outside_its_class_is_refused(output,
 
 
 # ------------------------------------------------------------------ an exception inside a plugin's learner
-@pytest.mark.parametrize("error, shown", [(ZeroDivisionError("division by zero"), "ZeroDivisionError: division by zero"),
-                                          (KeyError("x"), "KeyError: 'x'"),
-                                          (ValueError("bad"), "ValueError: bad")])
+@pytest.mark.parametrize("error, shown", [
+    (ZeroDivisionError("division by zero"), "ZeroDivisionError: division by zero"),
+    (KeyError("x"), "KeyError: 'x'"),
+    (ValueError("bad"), "ValueError: bad")])
 def test_an_exception_inside_a_plugin_learner_names_the_learner(error, shown):
     from causaleval.learn.learners import LearnerFailed
 

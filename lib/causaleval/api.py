@@ -36,8 +36,8 @@ from causaleval.verdicts import (
 )
 
 __all__ = ["Interval", "agreement", "agreement_table", "all_of", "any_of", "claim", "claims_table",
-           "difference_interval", "explained", "learn_graphs", "learn_one", "mean_interval", "not_comparable", "paper_values",
-           "save_figure", "save_table", "score_graphs", "summarize", "threshold_verdict"]
+           "difference_interval", "explained", "learn_graphs", "learn_one", "mean_interval", "not_comparable",
+           "paper_values", "save_figure", "save_table", "score_graphs", "summarize", "threshold_verdict"]
 
 
 def learn_one(learner: str, data: pd.DataFrame, ci_test: str, alpha: float, seed: int, where: str) -> CausalGraph:

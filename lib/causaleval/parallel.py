@@ -6,8 +6,8 @@ through joblib's Dask backend. Results come back in the order of ``grid``, so a 
 is deterministic whatever the backend, provided each trial seeds itself from its
 own arguments. When ``CAUSALEVAL_PROGRESS`` names a file (the command line sets it for the kernel
 of a run, :mod:`causaleval.app.progress`), every finished trial appends a line to it, so the command
-shows how far the trials are, whatever the notebook's own ``progress`` setting. Plugins imported in the calling process (:mod:`causaleval.plugins`) are
-imported in every worker before its trials, so a plugin's learners run there too.
+shows how far the trials are, whatever the notebook's own ``progress`` setting. Plugins imported in the calling process
+(:mod:`causaleval.plugins`) are imported in every worker before its trials, so a plugin's learners run there too.
 """
 
 from __future__ import annotations

@@ -388,11 +388,13 @@ def _defaults(notebook: Path, _mtime: int) -> tuple[tuple[str, Any], ...]:
     cells = json.loads(notebook.read_text())["cells"]
     tagged = [c for c in cells if "parameters" in c.get("metadata", {}).get("tags", [])]
     if len(tagged) != 1:
-        raise ValueError(f"{paths.display(notebook)}: expected exactly one cell tagged 'parameters', found {len(tagged)}")
+        raise ValueError(f"{paths.display(notebook)}: expected exactly one cell tagged 'parameters', "
+                         f"found {len(tagged)}")
     source = "".join(tagged[0]["source"])
     found = []
     for node in ast.parse(source).body:
-        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else getattr(node, "target", None)
+        target = (node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1
+                  else getattr(node, "target", None))
         if isinstance(target, ast.Name) and node.value is not None:
             try:
                 found.append((target.id, ast.literal_eval(node.value)))

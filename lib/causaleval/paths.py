@@ -2,11 +2,11 @@
 
 Runs, caches and the report go to ``runs/`` of the folder the command is run from (the kit's
 own ``runs/`` when that folder lies inside the kit's clone; :func:`default_runs`);
-``CAUSALEVAL_RUNS`` names another folder. Study notebooks are found in the kit's ``notebooks/`` and in a user's own study folders
-(:func:`study_dirs`: each folder of ``CAUSALEVAL_STUDIES``, then ``./studies`` of the working
+``CAUSALEVAL_RUNS`` names another folder. Study notebooks are found in the kit's ``notebooks/`` and in a user's own
+study folders (:func:`study_dirs`: each folder of ``CAUSALEVAL_STUDIES``, then ``./studies`` of the working
 directory), so a user's study never lives inside the kit. ``CAUSALEVAL_FIGURES`` overrides the
-root that the tables and figures of the kit's runs at the notebooks' defaults go to (``figures/``; the test suite points it at a temporary folder
-so nbval never rewrites ``figures/``); ``CAUSALEVAL_CACHE`` the folder of cached trial
+root that the tables and figures of the kit's runs at the notebooks' defaults go to (``figures/``; the test suite points
+it at a temporary folder so nbval never rewrites ``figures/``); ``CAUSALEVAL_CACHE`` the folder of cached trial
 tables. Runs with other parameters go to ``runs/`` (see :func:`causaleval.report.output_dir`).
 """
 

@@ -293,7 +293,8 @@ def agreement(ours: Iterable[float] | float | Interval, paper: Any, *, item: str
     rule = (" and ".join(rules) if rules else
             f"{kind} and printed precision" if interval.defined else "printed precision (one run)")
     return {"item": item, "ours": interval.mean, "low": interval.low, "high": interval.high, "n_runs": interval.n,
-            "paper": value, "rule": rule + (f"; the interval is wider than the resolution {resolution:.3g}" if too_wide else ""),
+            "paper": value,
+            "rule": rule + (f"; the interval is wider than the resolution {resolution:.3g}" if too_wide else ""),
             "status": DIFFERS if not rules else UNDECIDED if too_wide else MATCHES, "alternative": "",
             "value_under_alternative": math.nan, "low_under_alternative": math.nan, "high_under_alternative": math.nan,
             "reason": ""}

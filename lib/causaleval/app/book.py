@@ -111,7 +111,8 @@ def dashboard(pages: list[StudyPage]) -> str:
         other = "; ".join(f"`{name}`: {_counts(_split(claims)[0])}" for name, claims in page.variants.items())
         lines.append(f"| [{_cell(page.name)}](studies/{page.notebook.stem}.ipynb) | "
                      f"{_counts(decided) if page.claims is not None else 'no claims table'} | {_counts(apart)} | "
-                     f"{_counts(page.agreement) if page.agreement else 'none'} | {other or 'none'} | {runs or 'none'} |")
+                     f"{_counts(page.agreement) if page.agreement else 'none'} | {other or 'none'} | "
+                     f"{runs or 'none'} |")
     for page in pages:
         minutes = f"{page.duration_s / 60:.1f} min" if page.duration_s is not None else "not recorded"
         lines += ["", f"## {page.title}", "",

@@ -238,7 +238,8 @@ def run_study(name: str, overrides: dict[str, Any], tag: str | None = None, inpl
                     _publish(folder_made, destination.parent / folder_made.name)
                 else:  # a run of one's own at the defaults keeps its tables in its run folder, as any run
                     inside = work / "figures"
-                    _replace_dir(folder_made, inside if folder_made.name == notebook.stem else inside / folder_made.name)
+                    _replace_dir(folder_made,
+                                 inside if folder_made.name == notebook.stem else inside / folder_made.name)
             shutil.rmtree(work / _DEFAULT_FIGURES, ignore_errors=True)
             figures = destination if publish else final / "figures"
         elif (work / _STAGED_OUTPUT).exists():

@@ -27,8 +27,8 @@ def pytest_command(folder: Path, jobs: int = 1) -> list[str]:
     """The pytest command line for ``folder`` (the kit's ``addopts`` of ``pyproject.toml``, without
     its ``testpaths``); ``jobs`` > 1 runs on that many xdist workers, each notebook on one."""
     command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", f"--rootdir={folder}",
-               "-o", "addopts=", "-o", "testpaths=", "-p", "causaleval.app.nbval_plugin", "--nbval-lax", "--nbval-current-env",
-               "--nbval-cell-timeout=1800"]
+               "-o", "addopts=", "-o", "testpaths=", "-p", "causaleval.app.nbval_plugin", "--nbval-lax",
+               "--nbval-current-env", "--nbval-cell-timeout=1800"]
     if SANITIZE.is_file():
         command.append(f"--nbval-sanitize-with={SANITIZE}")
     command += ["-n", str(jobs), "--dist", "loadscope"] if jobs > 1 else ["-p", "no:xdist"]

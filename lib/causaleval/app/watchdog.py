@@ -6,8 +6,8 @@ starts (joblib's loky workers, their resource trackers, a local Dask cluster's p
 that group. When the pipe closes, because the run ended or because the command died (``kill -9``,
 an out-of-memory kill, a closed terminal), the watchdog kills the whole group with SIGKILL, so no
 process of the run outlives its command; it then removes ``FOLDER`` when given (the kernel's
-private socket folder, which a killed command cannot remove itself). It ignores SIGINT, SIGTERM and SIGHUP: a Ctrl-C or a
-``kill`` sent to the command's group must not end it before it has done its work.
+private socket folder, which a killed command cannot remove itself). It ignores SIGINT, SIGTERM and SIGHUP: a Ctrl-C or
+a ``kill`` sent to the command's group must not end it before it has done its work.
 """
 
 import os

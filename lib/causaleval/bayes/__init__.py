@@ -6,6 +6,7 @@ from causaleval.bayes.posteriors import POSTERIORS, register_posterior, sample_p
 
 __all__ = ["POSTERIORS", "register_posterior", "sample_posterior"]
 from causaleval.bayes import bcd_nets as _bcd_nets  # noqa: E402,F401  (registers bcd_nets; jax only inside it)
-from causaleval.bayes import dag_gflownet as _dag_gflownet  # noqa: E402,F401  (registers dag_gflownet; jax only inside it)
+# (registers dag_gflownet; jax only inside it)
+from causaleval.bayes import dag_gflownet as _dag_gflownet  # noqa: E402,F401
 from causaleval.bayes import dibs as _dibs  # noqa: E402,F401  (registers dibs; jax/dibs-lib only inside it)
 from causaleval.bayes import gadget as _gadget  # noqa: E402,F401  (registers gadget; sumu only inside it)

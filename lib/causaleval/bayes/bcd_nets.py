@@ -138,8 +138,8 @@ d      n    seed  defaults        authors'
 
 On Sachs at the authors' settings, against the full check's two tempered MC3 chains of 200 million
 steps (burn-in 100,000,000, thin 10,000, 4 copies; 10.67 edges a DAG): 0.72 edges a sample, largest
-edge-marginal error 0.961, as at the defaults (1.47 edges, 0.961). So the published BCD Nets, as written here, is no closer
-to the BGe posterior at its authors' settings than at the kit's: 4.6-37 floors away on every data set.
+edge-marginal error 0.961, as at the defaults (1.47 edges, 0.961). So the published BCD Nets, as written here, is no
+closer to the BGe posterior at its authors' settings than at the kit's: 4.6-37 floors away on every data set.
 
 Deterministic for a seed, on any x86-64 processor with AVX2: all randomness comes from
 ``jax.random.PRNGKey(seed)``, XLA on CPU is deterministic with its dots compiled as calls of the pinned

@@ -45,10 +45,10 @@ inverse temperatures ``1, beta_ratio, beta_ratio^2, ...`` targeting ``p(G | D)^b
 the copy at ``beta = 1`` is kept; on study 6's d = 20, n = 100 data two plain chains of 400 million
 steps still disagree, two tempered ones of 200 million steps and 4 copies agree:
 ``benchmarks/bench_mc3_tempering.py``). Two chains (seeds ``a``, ``b``) of ``burn_in`` steps and
-``n_draws`` kept states every ``thin`` steps give edge frequencies ``r1``, ``r2``; the reference is their mean ``r = (r1 + r2) / 2`` over ``N_ref = 2
-n_draws`` states, and it is *converged* when the two chains pass the two-run diagnostic (``gap <= FACTOR
-* reference`` above). It is an estimate: agreeing chains can still share a mode they both failed to
-leave, and its states are correlated, which the floor below does not model beyond what the two-chain
+``n_draws`` kept states every ``thin`` steps give edge frequencies ``r1``, ``r2``; the reference is their mean
+``r = (r1 + r2) / 2`` over ``N_ref = 2 n_draws`` states, and it is *converged* when the two chains pass the two-run
+diagnostic (``gap <= FACTOR * reference`` above). It is an estimate: agreeing chains can still share a mode they both
+failed to leave, and its states are correlated, which the floor below does not model beyond what the two-chain
 agreement allows (within ``FACTOR`` of independent draws). A method's ``N`` DAGs, at edge frequencies
 ``f``, are off by
 
@@ -282,8 +282,8 @@ def reference_check(methods: Sequence[str], data_sets: Sequence[tuple[Mapping[st
     pairs labels (which must hold the ``seed`` the method runs with) with data; ``reference`` is either
     the keyword arguments of :func:`long_chain_reference` (``burn_in``, ``thin``, ``n_draws``, optionally
     ``seeds``, ``copies`` and ``beta_ratio``), run once per data set, or one :class:`Reference` per data
-    set, already run. A method draws ``n_draws`` DAGs (``draws_by_method[method]`` for those named there) with ``options``. The
-    reference chains, then the (data set, method) pairs, run on ``n_jobs`` processes
+    set, already run. A method draws ``n_draws`` DAGs (``draws_by_method[method]`` for those named there) with
+    ``options``. The reference chains, then the (data set, method) pairs, run on ``n_jobs`` processes
     (:func:`causaleval.parallel.run_trials`; the rows are the same for any ``n_jobs``). Columns:
     the labels, ``method``, ``draws``, ``max error`` and ``mean error`` against the reference, their
     floors (``max floor``, ``mean floor``), ``within floor`` (both errors at most ``FACTOR`` times their

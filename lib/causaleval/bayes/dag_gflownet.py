@@ -89,8 +89,8 @@ and of the whole method):
 * The test's data (study 6's d = 4, n = 50, seed 0, standardised; 1,500 samples): the defaults with
   20,000 steps give a DAG TV of 0.065 against a floor of 0.061 (0.067 with the target network),
   about 15 s; the untrained policy (1 step) misses twice the floor.
-* With the target network, at a constant learning rate, against the exact posterior (study 6's d = 4, n = 200, seed 1 data,
-  standardised; 2,000 samples; floor of as many exact draws 0.08), the DAG TV after training: transformer width
+* With the target network, at a constant learning rate, against the exact posterior (study 6's d = 4, n = 200, seed 1
+  data, standardised; 2,000 samples; floor of as many exact draws 0.08), the DAG TV after training: transformer width
   16, lr 3e-4, 3,000 steps 0.80 (mode collapse onto one orientation); lr 1e-4, 10,000 steps 0.99;
   lr 1e-3, 20,000 steps 0.38 (loss 1.5); MLP, lr 1e-3, 20,000 steps 0.48 (loss 0.5); MLP, lr 1e-3, 60,000 steps
   0.47 (the loss plateaus at 0.4 from about 30,000 steps).
@@ -98,8 +98,8 @@ and of the whole method):
   hundreds of nats), and Adam moves the logits by about ``lr`` per update, so a policy needs
   ``lr x steps`` large enough to reach such logits: the authors' ``1e-5 x 1e5`` cannot here, and a
   constant 1e-3 leaves the noise of its large steps.
-* The decaying rate does both (with the target network). On study 6's exact-check data sets (d = 4 and 5, n = 50 and 200,
-  seeds 0-2, standardised: the twelve of ``notebooks/params/06.exact.yaml``), 1,500 samples each, DAG
+* The decaying rate does both (with the target network). On study 6's exact-check data sets (d = 4 and 5, n = 50 and
+  200, seeds 0-2, standardised: the twelve of ``notebooks/params/06.exact.yaml``), 1,500 samples each, DAG
   TV over the floor of as many exact draws: the defaults (MLP, cosine 1e-3 to 1e-5, 50,000 steps)
   0.79-1.20 on all twelve (within twice the floor on every one), 17-30 s each (that file's run with the
   target network, 4,000 samples: 0.86-1.36); 20,000 steps
@@ -124,8 +124,8 @@ and of the whole method):
   107 s at d = 20). A trial is chaotic in its numerics: its result changes with the seed and
   with the dots' kernels, so these are judged on three seeds.
 * With the target network, at d = 11 (Sachs, study 6's reference check, 1,000 samples), no setting
-  tried approximated the posterior: the policy drifts to dense graphs, 50-55 edges per sample against 10.6 for two agreeing
-  long MC3 chains, largest edge-marginal error 0.99 (defaults; 150,000 steps; lr 3e-3; no
+  tried approximated the posterior: the policy drifts to dense graphs, 50-55 edges per sample against 10.6 for two
+  agreeing long MC3 chains, largest edge-marginal error 0.99 (defaults; 150,000 steps; lr 3e-3; no
   exploration floor). Its samples score about 160 nats below the chains' (BGe, -10,884 against
   -10,724 for the best), so it is the sampler, not the score, that misses. On these standardised
   data an edge moves the log-reward from -4.5 nats to +1,723 nats (Raf - Mek), far beyond d <= 5's

@@ -76,8 +76,9 @@ def edges_per_node(d: int, k: int | None) -> int:
     if 2 * chosen >= d - 1:
         expected = f"expected at most {(d - 2) // 2} or None" if d >= 4 else "DiBS here needs at least 4 variables"
         given = f"{k}" if k is not None else f"None (k = {chosen})"
-        raise ValueError(f"dibs option dibs_edges_per_node={given}: on {d} variables the edge probability 2 k / (d - 1) "
-                         f"= {2 * chosen / (d - 1):.3g} is not below 1 (no Erdos-Renyi prior); {expected}")
+        raise ValueError(f"dibs option dibs_edges_per_node={given}: on {d} variables the edge probability "
+                         f"2 k / (d - 1) = {2 * chosen / (d - 1):.3g} is not below 1 (no Erdos-Renyi prior); "
+                         f"{expected}")
     return chosen
 
 

@@ -257,7 +257,8 @@ def path_pair(truth: np.ndarray) -> tuple[int, int]:
     return next(((t, y) for t in range(d) for y in range(d) if t != y and reach[t, y]), (0, 1))
 
 
-def exact_draws(data: pd.DataFrame | np.ndarray, n: int, seed: int, log_prior: Sequence[float] | None = None) -> np.ndarray:
+def exact_draws(data: pd.DataFrame | np.ndarray, n: int, seed: int,
+                log_prior: Sequence[float] | None = None) -> np.ndarray:
     """``n`` DAGs drawn i.i.d. from the exact posterior (under ``log_prior``; seeded): the distances
     any sampler of ``n`` DAGs shows by sampling error alone."""
     post = exact_posterior(data, log_prior)

@@ -33,8 +33,8 @@ Built in (Emezue et al. 2023, Sec. 3.1 and App. B.3; REFERENCES.md):
 * ``bootstrap_pc`` / ``bootstrap_ges``: the non-parametric DAG bootstrap (Friedman,
   Goldszmidt and Wyner 1999): ``n_samples`` resamples of the ``n`` rows with replacement,
   each learned by the kit's PC-stable with Fisher-z tests at ``pc_alpha`` (learner ``pc``,
-  :mod:`causaleval.learn.pc`, the same CPDAGs as causal-learn's) or by the kit's GES (:mod:`causaleval.learn.ges`) with the
-  Gaussian ``ges_score`` (``bic`` or ``bge``); each CPDAG becomes one DAG by ``cpdag_rule``:
+  :mod:`causaleval.learn.pc`, the same CPDAGs as causal-learn's) or by the kit's GES (:mod:`causaleval.learn.ges`) with
+  the Gaussian ``ges_score`` (``bic`` or ``bge``); each CPDAG becomes one DAG by ``cpdag_rule``:
   ``random_extension`` (the kit's Dor-Tarsi extension run on a uniformly random node order,
   so every DAG of the class can come out, not with equal probability) or ``uniform`` (a
   uniform draw from the class's members, enumerated by :func:`extensions.mec_members`).
@@ -207,7 +207,8 @@ def sample_posterior(name: str, data: pd.DataFrame, *, n_samples: int, seed: int
     unknown = [key for key in options if not any(key in declared for declared in OPTIONS.values())]
     if unknown:
         raise ValueError(f"posterior method {name!r}: option(s) {', '.join(map(repr, unknown))} declared by no "
-                         f"registered method; {name!r} declares {', '.join(map(repr, OPTIONS.get(name, {}))) or 'none'}")
+                         f"registered method; {name!r} declares "
+                         f"{', '.join(map(repr, OPTIONS.get(name, {}))) or 'none'}")
     if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
         raise ValueError(f"posterior method {name!r}: n_samples={n_samples!r}; expected a positive integer")
     if "jax" in sys.modules:  # a user's JAX method too computes with the kit's dots (numenv.pin_jax)
@@ -357,7 +358,8 @@ def mc3_betas(copies: int, ratio: float) -> np.ndarray:
     return ratio ** np.arange(copies, dtype=float)
 
 
-MC3_BLOCK = 10_000_000  # proposals drawn at a time, over all copies (160 MB), so a chain's length is not bounded by memory
+# proposals drawn at a time, over all copies (160 MB), so a chain's length is not bounded by memory
+MC3_BLOCK = 10_000_000
 Proposals = Iterable[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]
 
 

@@ -155,7 +155,8 @@ class _Parser:
         self.take("'type'")
         kind = self.take(f"'discrete' after 'type' in variable {name!r}", kind="word")
         if kind.text.lower() != "discrete":
-            raise self.error(kind, repr(kind.text), f"'discrete' (the kit reads discrete networks) in variable {name!r}")
+            raise self.error(kind, repr(kind.text),
+                             f"'discrete' (the kit reads discrete networks) in variable {name!r}")
         self.take(f"'[' before the number of states of {name!r}", "[")
         count = self.take(f"the number of states of {name!r}", kind="word")
         self.take(f"']' after the number of states of {name!r}", "]")

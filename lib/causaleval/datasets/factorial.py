@@ -271,8 +271,8 @@ def discretize(data: FactorialData, bins: int = 3, columns: Iterable[str] | None
     A numeric column with more than ``bins`` distinct values is cut at its empirical
     quantiles ``1/bins, ..., (bins-1)/bins`` over the finished runs (value ``x`` gets the
     number of cut points ``< x``: bins closed on the right, as ``pandas.qcut``; repeated
-    cut points merge bins, so heavily tied columns get fewer); a column with at most ``bins`` distinct values, or a non-numeric one, is
-    coded by the rank of its distinct values. The cut points are kept in ``notes``, so the
+    cut points merge bins, so heavily tied columns get fewer); a column with at most ``bins`` distinct values, or a
+    non-numeric one, is coded by the rank of its distinct values. The cut points are kept in ``notes``, so the
     same coding can be stated and reapplied. Failed runs keep a missing value; a finished
     run without a value (a missing covariate) is an error naming the column, as its code
     could not be used downstream.

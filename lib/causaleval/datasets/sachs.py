@@ -47,7 +47,8 @@ def load_sachs(path: str | None = None) -> pd.DataFrame:
         raise ValueError(f"Sachs data {file}: columns {list(table.columns)}; expected {list(COLUMNS)}")
     if len(table) != ROWS:
         raise ValueError(f"Sachs data {file}: {len(table)} rows; expected {ROWS} (nine conditions)")
-    bad = [c for c in table.columns if not pd.api.types.is_float_dtype(table[c]) and not pd.api.types.is_integer_dtype(table[c])]
+    bad = [c for c in table.columns
+           if not pd.api.types.is_float_dtype(table[c]) and not pd.api.types.is_integer_dtype(table[c])]
     if bad or table.isna().any().any():
         column = (bad or list(table.columns[table.isna().any()]))[0]
         raise ValueError(f"Sachs data {file}: column {column!r} holds missing or non-numeric values")

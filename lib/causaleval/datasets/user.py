@@ -199,7 +199,8 @@ def load_factorial_csv(domain: str, data_dir: str | Path, *, binary: bool = True
     path = resolve(data_dir) / f"{domain}.csv"
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such file; source='csv' reads <data_dir>/<domain>.csv "
-                                f"(domains in {path.parent}: {csv_domains(data_dir) if path.parent.is_dir() else 'none'})")
+                                f"(domains in {path.parent}: "
+                                f"{csv_domains(data_dir) if path.parent.is_dir() else 'none'})")
     table = read_table(path, required=["subject", "trial"], text=["subject"])
     roles = _roles(table)
     treatments, outcomes, covariates = (tuple(roles[r]) for r in ROLES)

@@ -221,7 +221,8 @@ def smallest_backdoor_sets(parents: Sequence[int], t: int, y: int) -> list[tuple
     area = _ancestors(bd, t) | _ancestors(bd, y)
     candidates = bits(area & ~_descendants(parents, t) & ~(1 << y) & ~(1 << t))
     for size in range(len(candidates) + 1):
-        found = [z for z in itertools.combinations(candidates, size) if separated(parents, t, y, sum(1 << v for v in z))]
+        found = [z for z in itertools.combinations(candidates, size)
+                 if separated(parents, t, y, sum(1 << v for v in z))]
         if found:
             return found
     return []

@@ -3,7 +3,8 @@
 * ``structural``: graph against graph (Rehak et al. 2024; Cheng et al. 2022);
 * ``sid_bounds``: SID of a CPDAG as its bounds over the equivalence class (Peters and Buehlmann 2015);
 * ``interventional``: distributions P(O | do(T)) against each other (Gentzel et al. 2019; Cheng et al. 2022);
-* ``effect``: effect estimates against true effects, uplift and Qini, time-series tests, FACE/FACT (Cheng et al. (2022));
+* ``effect``: effect estimates against true effects, uplift and Qini, time-series tests, FACE/FACT (Cheng et al.
+  (2022));
 * ``ibm``: the IBM benchmarking framework's scores and file formats (Shimoni et al. (2018));
 * ``ranking``: NDCG, MAP, ARP, APLT at K (Cheng et al. (2022));
 * ``counterfactual``: sparsity, proximity, diversity of counterfactual explanations (Cheng et al. (2022));
@@ -46,6 +47,6 @@ from causaleval.metrics.structural import (
 __all__ = [
     "Confusion", "KOutsideRecommendedRange", "adjacency_mse", "ced", "confusion", "edge_pr_auc", "edge_roc_auc",
     "f1", "fpr", "frobenius", "nced", "prc_auc", "precision", "recall", "roc_auc", "shd_cpdag", "shd_dag",
-    "shd_cpdag_pairs", "shd_pairs", "sid", "sid_bounds", "tpr", "tvd", "pairwise_tvd", "total_tvd", "mean_tvd", "kl_divergence",
-    "GRAPH_METRICS", "get_metric", "register_metric",
+    "shd_cpdag_pairs", "shd_pairs", "sid", "sid_bounds", "tpr", "tvd", "pairwise_tvd", "total_tvd", "mean_tvd",
+    "kl_divergence", "GRAPH_METRICS", "get_metric", "register_metric",
 ]

@@ -19,8 +19,8 @@ others as ``sum w P_n / sum w`` (eq. 9), plus one ``enormse_<n>`` row per size.
 
 Where the public scorer silently returns garbage, these functions raise instead: an interval
 with l > r, a zero-width interval (CIC divides by it), NaN or infinite estimates or true
-values, missing, duplicate or unknown ufids and sample ids. A true effect of exactly zero is scored as the scorer does: the
-ENoRMSE term becomes ``1 - (e_hat + delta) / delta``, about ``-e_hat * 1e7``, and the ENCIS term
+values, missing, duplicate or unknown ufids and sample ids. A true effect of exactly zero is scored as the scorer does:
+the ENoRMSE term becomes ``1 - (e_hat + delta) / delta``, about ``-e_hat * 1e7``, and the ENCIS term
 ``(r - l) / delta``, so one such instance dominates both scores (the paper's reason for adding
 the plain RMSE).
 

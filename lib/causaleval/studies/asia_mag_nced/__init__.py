@@ -35,15 +35,15 @@ from causaleval.studies.asia_mag_nced.tables import (
 
 STUDY = "01_asia_mag_nced"
 
-__all__ = ["CAUSE_READING", "CI_LEARNERS", "COUNT_METRICS", "FITS", "FIVE_NODE_EDGES", "MainRun", "PRC_READINGS", "READINGS", "STUDY", "agreement",
-           "alternative_cells", "printed_values",
+__all__ = ["CAUSE_READING", "CI_LEARNERS", "COUNT_METRICS", "FITS", "FIVE_NODE_EDGES", "MainRun", "PRC_READINGS",
+           "READINGS", "STUDY", "agreement", "alternative_cells", "printed_values",
            "agreement_summary", "all_dags", "all_universal_graphs", "bounded_scores", "causallearn_matrix",
            "check_bounds", "check_params", "claims", "closest_settings", "closing_markdown", "compare",
            "count_within", "describe_highest", "figure3_inequalities", "figure3_paths", "figure6_behaviour",
            "figure6_scores", "five_node_dag", "gaps", "highest_by_k", "learn_graphs", "mark_spread",
-           "observed_bounds", "paper_consistency", "plot_figure3", "plot_figure6", "plot_table1", "prc_figure6_linear", "prc_readings", "prc_support", "random_path",
-           "read_graphs", "reading_table", "sensitivity_table", "shd_fit", "table1", "table2_display",
-           "table2_scores", "transformation_path"]
+           "observed_bounds", "paper_consistency", "plot_figure3", "plot_figure6", "plot_table1", "prc_figure6_linear",
+           "prc_readings", "prc_support", "random_path", "read_graphs", "reading_table", "sensitivity_table", "shd_fit",
+           "table1", "table2_display", "table2_scores", "transformation_path"]
 
 
 def check_params(p: dict[str, Any]) -> None:

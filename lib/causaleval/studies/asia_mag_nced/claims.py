@@ -141,7 +141,8 @@ def _table1_highest(t1: pd.DataFrame, n_graphs: int) -> dict[str, Any]:
         others = [a for (kk, a) in cell if kk == k and a not in leaders]
         for lead in leaders:
             for other in others:
-                against.append((f"k = {k:g}: {other} > {lead}", verdicts.welch_p(cell[k, other], cell[k, lead], "greater")))
+                against.append((f"k = {k:g}: {other} > {lead}",
+                                verdicts.welch_p(cell[k, other], cell[k, lead], "greater")))
                 support.append(verdicts.welch_p(cell[k, lead], cell[k, other], "greater"))
         for i, a in enumerate(leaders):
             for b in leaders[i + 1:]:
@@ -168,8 +169,8 @@ def claims(t1_cmp: pd.DataFrame, consistency: pd.DataFrame, shd: pd.DataFrame, b
     """The paper's statements, one row each in the kit's vocabulary (:mod:`causaleval.verdicts`).
 
     Evidence about the paper: Table 1's order of the learners by nCED (:func:`_table1_highest`, Welch
-    tests over the ``n_graphs`` graphs, Holm-corrected). Checks of the paper against itself (``paper vs itself``): each relation
-    its numbers must satisfy (:func:`paper_consistency`; the two readings of a reversal's cost in one
+    tests over the ``n_graphs`` graphs, Holm-corrected). Checks of the paper against itself (``paper vs itself``): each
+    relation its numbers must satisfy (:func:`paper_consistency`; the two readings of a reversal's cost in one
     row, neither alone), which SHD counting its printed values fit (:func:`shd_fit`), its Figure 6
     statements about its own metrics (:func:`figure6_behaviour`); Figure 6(a)'s PRC AUC statement
     under each reading of the curve's area (``prc``, :func:`prc_support`): ``depends on reading``
@@ -190,10 +191,13 @@ def claims(t1_cmp: pd.DataFrame, consistency: pd.DataFrame, shd: pd.DataFrame, b
             f"consistency_{i:02d}", f"The paper's numbers agree with each other (Table {c['table']}, {c['network']}, "
             f"{c['algorithm']}): {what}", verdicts.PAPER_VS_ITSELF,
             "; ".join(_consistency_evidence(r, len(group) > 1) for r in group)
-            + " (each printed value taken as the interval its printed digits round from)", source=f"Table {c['table']}"))
+            + " (each printed value taken as the interval its printed digits round from)",
+            source=f"Table {c['table']}"))
     term = shd[shd["variant"] == shd["column"]]
     fits = [f"{r['network']} {r['algorithm']} {r['column']}: paper {r['paper']:g}, term by term {r['ours']:.1f}, "
-            f"one per pair {shd[(shd['network'] == r['network']) & (shd['algorithm'] == r['algorithm']) & (shd['column'] == r['column']) & (shd['variant'] != r['column'])]['ours'].iloc[0]:.1f}"
+            f"one per pair "
+            f"""{shd[(shd['network'] == r['network']) & (shd['algorithm'] == r['algorithm'])
+                     & (shd['column'] == r['column']) & (shd['variant'] != r['column'])]['ours'].iloc[0]:.1f}"""
             for r in term.to_dict("records")]
     rows.append(verdicts.claim(
         "shd_term_by_term", "Table 2's SHD values count eqs. (4)-(5) term by term over ordered pairs (closer to "

@@ -88,8 +88,9 @@ def _comparison_paragraphs(summary: dict[str, str], agreement: pd.DataFrame, rea
                      "in the row)." + (f" Explained cells: {', '.join(explained['item'])}." if len(explained) else ""))
     if "Table 1: highest nCED, paper" in summary:
         lines.append(f"**Table 1's order.** In the paper the highest (worst) nCED goes to "
-                     f"{summary['Table 1: highest nCED, paper']}; in our run to {summary['Table 1: highest nCED, ours']}; "
-                     f"Spearman's r of the cells {summary['Table 1: Spearman rank correlation of ours and paper (95% interval)']}.")
+                     f"{summary['Table 1: highest nCED, paper']}; in our run to "
+                     f"{summary['Table 1: highest nCED, ours']}; Spearman's r of the cells "
+                     f"{summary['Table 1: Spearman rank correlation of ours and paper (95% interval)']}.")
     kit = readings.set_index("reading").loc["kit"]
     sens = sensitivity[sensitivity["reading"] == "kit"].dropna(subset=["Table 1 gap", "Table 2 gap"])
     if len(sens):
@@ -138,7 +139,8 @@ def closing_markdown(
         "definitions hold; these do not: "
         + "; ".join(f"{r.check} ({r.network}, {r.algorithm}: implied {r.implied}, printed {r.printed})"
                     for r in failed.itertuples()) + ". "
-        + "; ".join(f"{c.replace(' (our reading of the curve)', '')} (our reading of the curve) holds in {int(g[FITS].sum())} of {len(g)} rows"
+        + "; ".join(f"{c.replace(' (our reading of the curve)', '')} (our reading of the curve) holds in "
+                    f"{int(g[FITS].sum())} of {len(g)} rows"
                     + (f", missing by up to {g['misses_by'].max():.4f}" if not g[FITS].all() else "")
                     for c, g in curves.groupby("check", sort=False)) + ".")
     if prc is not None and len(prc):

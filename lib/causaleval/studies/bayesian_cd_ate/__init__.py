@@ -43,12 +43,14 @@ from causaleval.studies.bayesian_cd_ate.trials import (
 
 STUDY = "06_bayesian_cd_ate"
 
-__all__ = ["CHECK_DIR", "CHOSEN_PAIR", "PAPER_NAMES", "PAPER_PAIR", "PAPER_SCALE", "PAPER_SCALE_DIR", "PAPER_TABLES", "SEVEN", "STUDY", "agreement", "beside", "check_params", "check_source", "check_summary", "checks",
-           "claims", "claims_text", "comparison_interval", "config", "describe_run", "exact_check", "figure3_text", "figure2", "figure3", "grid", "is_scale_run", "labelled", "layout", "left_out", "load_run",
-           "mc3_convergence", "methods_table", "not_run", "pair_scores", "paper_table", "per_seed", "reference_check", "save_checks",
-           "read_beside", "reference_summary", "run", "run_trial", "sachs", "save_trials",
-           "settings", "summary_table", "summary_text", "synthetic", "table_setting", "TRIALS_DIR", "Trials", "gather_trials",
-           "trials_source", "weighted_unique"]
+__all__ = ["CHECK_DIR", "CHOSEN_PAIR", "PAPER_NAMES", "PAPER_PAIR", "PAPER_SCALE", "PAPER_SCALE_DIR", "PAPER_TABLES",
+           "SEVEN", "STUDY", "agreement", "beside", "check_params", "check_source", "check_summary", "checks", "claims",
+           "claims_text", "comparison_interval", "config", "describe_run", "exact_check", "figure3_text", "figure2",
+           "figure3", "grid", "is_scale_run", "labelled", "layout", "left_out", "load_run", "mc3_convergence",
+           "methods_table", "not_run", "pair_scores", "paper_table", "per_seed", "reference_check", "save_checks",
+           "read_beside", "reference_summary", "run", "run_trial", "sachs", "save_trials", "settings", "summary_table",
+           "summary_text", "synthetic", "table_setting", "TRIALS_DIR", "Trials", "gather_trials", "trials_source",
+           "weighted_unique"]
 
 
 def check_params(p: Mapping[str, Any]) -> None:
@@ -77,7 +79,8 @@ def check_params(p: Mapping[str, Any]) -> None:
             try:
                 check_size(method, d, p["method_options"])
             except ValueError as err:
-                raise params.ParameterError(f"method_options: {err} (a data set of this run has {d} variables)") from None
+                raise params.ParameterError(f"method_options: {err} (a data set of this run has "
+                                            f"{d} variables)") from None
     for folder in p["checks_beside"]:  # each must hold a committed check on this run's kind of data
         read_beside(folder, p)
     trials_source(p)  # trials_from must hold saved trials and a readable stamp (other settings: all run here)

@@ -61,8 +61,8 @@ def read_beside(folder: str, p: Mapping[str, Any]) -> Beside:
                         "(e.g. notebooks/params/06.bcd_authors.yaml's)")
     ran = stamp["parameters"]
     if ran.get("noise_sd") != p["noise_sd"]:
-        raise params.ParameterError(f"checks_beside: {folder} ran with noise_sd = {ran.get('noise_sd')!r}, this run with "
-                                    f"{p['noise_sd']!r}; its exact check is on other data sets")
+        raise params.ParameterError(f"checks_beside: {folder} ran with noise_sd = {ran.get('noise_sd')!r}, "
+                                    f"this run with {p['noise_sd']!r}; its exact check is on other data sets")
     options = ran.get("method_options", {})
     commit = (stamp["code"].get("commit") or "unknown")[:7]
     methods = ", ".join(label(PAPER_NAMES.get(m, m), options) for m in ran.get("methods", []))
@@ -91,8 +91,8 @@ def beside(exact: pd.DataFrame | None, reference: pd.DataFrame, others: Sequence
     out = []
     for ours, column, keys in ((exact, "exact", EXACT_KEYS), (reference, "reference", REFERENCE_KEYS)):
         theirs = [getattr(o, column) for o in others if not getattr(o, column).empty]
-        rows = pd.concat([_relabelled(_same_data(ours, t, keys), options) for t in theirs] + theirs, ignore_index=True) \
-            if theirs else pd.DataFrame()
+        rows = pd.concat([_relabelled(_same_data(ours, t, keys), options) for t in theirs] + theirs,
+                         ignore_index=True) if theirs else pd.DataFrame()
         rows = rows.drop_duplicates(subset=[*keys, "method"]) if not rows.empty else rows
         summary = pd.DataFrame() if rows.empty else (check.check_summary(rows) if column == "exact"
                                                      else check.reference_summary(rows))

@@ -206,8 +206,9 @@ def _filter_raises(seeds: pd.DataFrame, p: Mapping[str, Any], setting: str, run:
     if table is not None:
         low = [m for m in SEVEN if float(paper_value(table, m, "Precision")["printed"]) < LOW_PRECISION]
         absent = ", ".join(paper_name(m) for m in low if m not in precision)
-        readings = {f"low in the paper's {table}": ([m for m in low if m in precision], f"not run here: {absent}"
-                                                   if absent else f"none below {LOW_PRECISION:g} in the paper's {table}"),
+        readings = {f"low in the paper's {table}": ([m for m in low if m in precision],
+                                                    f"not run here: {absent}" if absent
+                                                    else f"none below {LOW_PRECISION:g} in the paper's {table}"),
                     **readings}
     outcomes = {r: _raised(seeds, setting, picked, densest, none) for r, (picked, none) in readings.items()}
     first = next(iter(readings))

@@ -29,13 +29,15 @@ import pandas as pd
 
 from causaleval.graphs import CausalGraph
 
-def synthetic(seed: int, n: int, n_nodes: int, expected_edges: float, noise_sd: float) -> tuple[CausalGraph, pd.DataFrame]:
+def synthetic(seed: int, n: int, n_nodes: int, expected_edges: float,
+              noise_sd: float) -> tuple[CausalGraph, pd.DataFrame]:
     """The true DAG and ``n`` rows of the linear-Gaussian model of seed ``seed`` (module notes)."""
     rng = np.random.default_rng(seed)
     d = n_nodes
     p_edge = expected_edges / (d * (d - 1) / 2)
     if not 0 <= p_edge <= 1:
-        raise ValueError(f"expected_edges={expected_edges}: more than the {d * (d - 1) // 2} possible edges of {d} nodes")
+        raise ValueError(f"expected_edges={expected_edges}: more than the {d * (d - 1) // 2} possible edges "
+                         f"of {d} nodes")
     lower = np.tril(rng.random((d, d)) < p_edge, k=-1)
     weights = np.where(lower, rng.standard_normal((d, d)), 0.0)
     order = rng.permutation(d)

@@ -76,8 +76,8 @@ def _options(p: Mapping[str, Any]) -> dict[str, Any]:
 
 def exact_check(p: Mapping[str, Any]) -> pd.DataFrame:
     """:func:`causaleval.bayes.check.exact_check` of every method in ``p["methods"]`` on a data set per
-    (``exact_nodes``, ``exact_rows``, seed among the first ``exact_seeds`` of ``seeds``), with ``exact_draws`` draws (``exact_draws_by_method``
-    for the methods named there); methods by the paper's names."""
+    (``exact_nodes``, ``exact_rows``, seed among the first ``exact_seeds`` of ``seeds``), with ``exact_draws`` draws
+    (``exact_draws_by_method`` for the methods named there); methods by the paper's names."""
     data_sets = [({"d": d, "n": n, "seed": seed}, standardised(synthetic(seed, n, d, float(d), p["noise_sd"])[1]))
                  for d in p["exact_nodes"] for n in p["exact_rows"] for seed in p["seeds"][:p["exact_seeds"]]]
     table = check.exact_check(p["methods"], data_sets, n_draws=p["exact_draws"], options=_options(p),
@@ -121,7 +121,8 @@ def _unconverged(reference: pd.DataFrame) -> str:
     if reference.empty:
         return ""
     converged = reference.groupby(["data", "d", "n", "seed"], sort=False)["reference converged"].first().astype(bool)
-    return "" if converged.all() else f"; the reference converged on {int(converged.sum())} of {len(converged)} data sets"
+    return "" if converged.all() else (f"; the reference converged on {int(converged.sum())} of {len(converged)} "
+                                       "data sets")
 
 
 def _own_rows(reference: pd.DataFrame, setting: str) -> pd.DataFrame:
@@ -264,9 +265,9 @@ def check_source(p: Mapping[str, Any]) -> tuple[Path, dict[str, Any]] | None:
     differ = [k for k in CHECK_SETTINGS if ran.get(k) != p[k]]
     if differ:
         said = "; ".join(f"{k} = {ran.get(k)!r} there, {p[k]!r} here" for k in differ)
-        raise params.ParameterError(f"checks_from: the check in {paths.display(folder)} ran with other settings ({said}), "
-                                    "so its verdicts are not this run's; set checks_from = None to run the checks "
-                                    "with this run's settings")
+        raise params.ParameterError(f"checks_from: the check in {paths.display(folder)} ran with other settings "
+                                    f"({said}), so its verdicts are not this run's; set checks_from = None to run "
+                                    "the checks with this run's settings")
     return folder, stamp
 
 
@@ -318,7 +319,8 @@ def checks(p: Mapping[str, Any]) -> Checks:
     commit = stamp["code"].get("commit") or "unknown"
     absent = [m for m in map(paper_name, p["methods"]) if m not in set(exact["method"])]
     said = (f"The checks below are read back from {paths.display(folder)} (run at commit {commit[:7]} with "
-            f"`exact_nodes` {ran['exact_nodes']}, `exact_rows` {ran['exact_rows']}, `exact_seeds` {ran['exact_seeds']}, "
+            f"`exact_nodes` {ran['exact_nodes']}, `exact_rows` {ran['exact_rows']}, "
+            f"`exact_seeds` {ran['exact_seeds']}, "
             f"`exact_draws` {ran['exact_draws']}, `reference_nodes` {ran['reference_nodes']}, "
             f"`reference_copies` {ran.get('reference_copies', 1)}), which ran with this "
             "run's data generator and method settings; their verdicts are recomputed here from its rows. "

@@ -48,7 +48,8 @@ def load_run(folder: str | Path = PAPER_SCALE_DIR) -> ScaleRun | None:
     counts = report.read_table(folder, "counts", text=["not run"])
     convergence = report.read_table(folder, "mc3_convergence")
     same_run = ((folder / "mc3_convergence.provenance.json").exists()
-                and report.read_stamp(folder, "mc3_convergence").get("parameter_hash") == seeds_stamp.get("parameter_hash"))
+                and report.read_stamp(folder, "mc3_convergence").get("parameter_hash")
+                == seeds_stamp.get("parameter_hash"))
     return ScaleRun(report.read_table(folder, "per_seed"), report.read_table(folder, "figure3_distributions"), counts,
                     params, convergence if same_run and not convergence.empty else None)
 

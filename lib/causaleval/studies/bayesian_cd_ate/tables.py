@@ -32,8 +32,8 @@ def per_seed(pairs: pd.DataFrame) -> pd.DataFrame:
 
 
 def summary_table(seeds: pd.DataFrame) -> pd.DataFrame:
-    """Long table (setting, method, density, metric) from :func:`per_seed`'s table: ``mean`` over seeds of the per-seed means over
-    pairs and ``spread`` with its kind: the standard error over seeds (``se_seeds``; the seeds are the
+    """Long table (setting, method, density, metric) from :func:`per_seed`'s table: ``mean`` over seeds of the per-seed
+    means over pairs and ``spread`` with its kind: the standard error over seeds (``se_seeds``; the seeds are the
     independent runs, Sachs's too, where a seed is the methods' own randomness) or, with one seed, the
     standard deviation over the pairs (``sd_pairs``, as the paper's Table 3 gives it)."""
     rows = []

@@ -19,16 +19,20 @@ def describe_run(p: Mapping[str, Any]) -> str:
     synth = ", ".join(str(n) for n in p["sample_sizes"]) or "none"
     pair = " -> ".join(p["figure_pair"]) if p["figure_pair"] else "the one whose true ATE has the most modes"
     return (f"This run: synthetic data with d = {p['n_nodes']} nodes, sample sizes {synth}, seeds {p['seeds']} "
-            f"({len(p['seeds'])} of the paper's {PAPER_SCALE['seeds']}); Sachs {'included' if p['sachs'] else 'left out'}"
+            f"({len(p['seeds'])} of the paper's {PAPER_SCALE['seeds']}); "
+            f"Sachs {'included' if p['sachs'] else 'left out'}"
             f"{_sachs_runs(p)}. The kit's choices, "
             f"where the paper defers to Deleu et al. (2022): about {p['expected_edges']:g} expected edges, weights "
             f"N(0, 1), noise sd {p['noise_sd']:g}; the methods score the {'z-scored' if p['standardize'] else 'raw'} "
-            f"synthetic columns, the ATEs are computed on the raw ones. Each posterior holds {p['n_posterior']} DAGs (the paper: "
+            f"synthetic columns, the ATEs are computed on the raw ones. "
+            f"Each posterior holds {p['n_posterior']} DAGs (the paper: "
             f"{PAPER_SCALE['n_posterior']}); methods {', '.join(paper_name(m) for m in p['methods'])}; bootstrap PC "
             f"at alpha = {p['pc_alpha']:g}, bootstrap GES with the {p['ges_score'].upper()} score, CPDAGs to DAGs by "
-            f"`{p['cpdag_rule']}`; MC3 with {p['mc3_burn_in']:,} burn-in steps, keeping every {p['mc3_thin']:,}th state; "
+            f"`{p['cpdag_rule']}`; MC3 with {p['mc3_burn_in']:,} burn-in steps, "
+            f"keeping every {p['mc3_thin']:,}th state; "
             f"further method options {dict(p['method_options']) or 'at their defaults'}. Density filters "
-            f"{p['densities']}; Figure 3 shows the paper's pair and beside it {pair}. The paper's scale is `notebooks/params/06.paper.yaml`.")
+            f"{p['densities']}; Figure 3 shows the paper's pair and beside it {pair}. "
+            f"The paper's scale is `notebooks/params/06.paper.yaml`.")
 
 
 def _sachs_runs(p: Mapping[str, Any]) -> str:
@@ -78,7 +82,8 @@ def summary_text(table: pd.DataFrame) -> str:
         return "No table of the paper was run."
     counts = table["status"].value_counts()
     rules = table.loc[table["status"] == verdicts.MATCHES, "rule"].value_counts()
-    scales = "; ".join(f"{name}: {scale}" for name, scale in table.groupby("table", sort=False)["scale"].first().items())
+    scales = "; ".join(f"{name}: {scale}"
+                       for name, scale in table.groupby("table", sort=False)["scale"].first().items())
     wide = int((table["status"] == verdicts.UNDECIDED).sum())
     apart = table.loc[table["status"] == verdicts.NOT_COMPARABLE, "reason"]
     return (f"Of {len(table)} cells of Tables 1-3 compared ({scales}): "

@@ -35,8 +35,8 @@ from causaleval.studies.bayesian_cd_ate.paper import CHOSEN_PAIR, PAPER_PAIR, fi
 
 POSTERIOR_OPTIONS = ("pc_alpha", "ges_score", "cpdag_rule", "mc3_burn_in", "mc3_thin")
 #: the parameters a trial reads (:func:`config`)
-TRIAL_KEYS = ("methods", "n_posterior", "densities", "figure_pair", "n_nodes", "expected_edges", "noise_sd", "standardize",
-              "plugins", "method_options", *POSTERIOR_OPTIONS)
+TRIAL_KEYS = ("methods", "n_posterior", "densities", "figure_pair", "n_nodes", "expected_edges", "noise_sd",
+              "standardize", "plugins", "method_options", *POSTERIOR_OPTIONS)
 FRAMES = ("pairs", "counts", "distributions")  # what a trial gives (:func:`run_trial`)
 
 
@@ -125,7 +125,8 @@ def run_trial(setting: str, seed: int, config: Mapping[str, Any]) -> dict[str, p
                            "not run": f"{len(names)} variables; {method} takes at most {limit}", "notes": ""})
             continue
         # a method's warnings go to its counts row
-        dags, notes = posteriors.sample_noted(method, columns, n_samples=config["n_posterior"], seed=seed, options=options)
+        dags, notes = posteriors.sample_noted(method, columns, n_samples=config["n_posterior"], seed=seed,
+                                              options=options)
         flat = dags.reshape(len(dags), -1)
         _, first, weight = np.unique(flat, axis=0, return_index=True, return_counts=True)
         order = np.argsort(first)

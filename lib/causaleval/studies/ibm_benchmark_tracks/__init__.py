@@ -37,10 +37,10 @@ STUDY = "05_ibm_benchmark_tracks"
 PAPER_VALUES = "ibm_benchmark_tracks_paper"
 SCORES = ("enormse", "rmse", "bias", "coverage", "cic", "encis")
 
-__all__ = ["DATA_SETTINGS", "KIT_CONSTANTS", "PAPER_VALUES", "SCORES", "STUDY", "aggregate_scores", "agreement", "bootstrap_ratio",
-           "breakdown", "check_params", "claims", "data_folder", "dgps", "markdown", "our_values", "plot_by_size",
-           "plot_censoring", "plot_runtime", "round_trip", "run_estimates", "runtime", "scores_by_size", "statistics",
-           "summary", "track", "truth"]
+__all__ = ["DATA_SETTINGS", "KIT_CONSTANTS", "PAPER_VALUES", "SCORES", "STUDY", "aggregate_scores", "agreement",
+           "bootstrap_ratio", "breakdown", "check_params", "claims", "data_folder", "dgps", "markdown", "our_values",
+           "plot_by_size", "plot_censoring", "plot_runtime", "round_trip", "run_estimates", "runtime", "scores_by_size",
+           "statistics", "summary", "track", "truth"]
 
 
 def check_params(p: Mapping[str, Any]) -> None:
@@ -265,9 +265,10 @@ def claims(scaling: pd.DataFrame, censoring: pd.DataFrame, reference: str, seed:
         penal = (en_lo / en_hi) / (rm_lo / rm_hi)
         rows.append(verdicts.claim(
             "enormse_small_effects", "ENoRMSE penalises errors on small effects more than RMSE does (Sec. 2.4.1)",
-            verdicts.BY_CONSTRUCTION, f"eq. 1 divides each error by the true effect, so the ratio is the effects' ratio "
-            f"whatever the estimates: {reference}, effect {e_lo:g} vs {e_hi:g}: ENoRMSE {en_lo:.3f} vs {en_hi:.3f}, RMSE "
-            f"{rm_lo:.3f} vs {rm_hi:.3f} (ratio of ratios {penal:.1f})", source="Sec. 2.4.1"))
+            verdicts.BY_CONSTRUCTION,
+            f"eq. 1 divides each error by the true effect, so the ratio is the effects' ratio "
+            f"whatever the estimates: {reference}, effect {e_lo:g} vs {e_hi:g}: ENoRMSE {en_lo:.3f} vs {en_hi:.3f}, "
+            f"RMSE {rm_lo:.3f} vs {rm_hi:.3f} (ratio of ratios {penal:.1f})", source="Sec. 2.4.1"))
     else:
         rows.append(verdicts.claim("enormse_small_effects", "ENoRMSE penalises errors on small effects more than "
                                    "RMSE does (Sec. 2.4.1)", verdicts.NOT_TESTED, "every DGP has the same effect",
@@ -287,7 +288,8 @@ def claims(scaling: pd.DataFrame, censoring: pd.DataFrame, reference: str, seed:
     pooled = float((ref["bias"] * ref["size"]).sum() / ref["size"].sum())
     agg = ibm.population_scores(wide)[0]["bias"]
     rows.append(verdicts.claim(
-        "aggregation", "Aggregation (eqs. 8-9) gives each sample an equal weight (Sec. 2.4.6)", verdicts.BY_CONSTRUCTION,
+        "aggregation", "Aggregation (eqs. 8-9) gives each sample an equal weight (Sec. 2.4.6)",
+        verdicts.BY_CONSTRUCTION,
         f"an identity of eq. 9: {reference}'s eq. 9 bias {agg:.6f}, instance biases weighted by their sizes "
         f"{pooled:.6f}", source="Sec. 2.4.6"))
     cc = censoring[censoring["method"] == f"{reference} (complete_case)"].set_index("ufid")["bias"]

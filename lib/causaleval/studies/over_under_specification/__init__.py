@@ -47,7 +47,9 @@ from causaleval.studies.over_under_specification.grid import (
 from causaleval.studies.over_under_specification.scores import (
     MODELS, STATS, altered_dags, alteration_scores, beside_paper, paper_table2, sid_both_ways, sid_fit, table2, without,
 )
-from causaleval.studies.over_under_specification.text import closing_text, grid_sentence, ratio_sentence, sid_fit_sentence
+from causaleval.studies.over_under_specification.text import (
+    closing_text, grid_sentence, ratio_sentence, sid_fit_sentence,
+)
 from causaleval.studies.software_tvd import Domain, check_domains, domain_summary
 
 STUDY = "03_over_under_specification"

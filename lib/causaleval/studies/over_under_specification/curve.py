@@ -95,7 +95,8 @@ def plot_curve(means: pd.DataFrame) -> plt.Figure:
 
     domains = list(dict.fromkeys(means["domain"]))
     references = [r for r in REFERENCES if r in set(means["reference"])]
-    fig, axes = plt.subplots(len(references), len(domains), figsize=(PANEL[0] * len(domains), PANEL[1] * len(references)),
+    fig, axes = plt.subplots(len(references), len(domains),
+                             figsize=(PANEL[0] * len(domains), PANEL[1] * len(references)),
                              squeeze=False, sharex=True, sharey="row")
     colors = {"over-specify": "tab:blue", "under-specify": "tab:red", "consistent": "tab:gray"}
     for i, reference in enumerate(references):

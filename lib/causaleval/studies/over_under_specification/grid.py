@@ -130,7 +130,8 @@ def _load_rows(source: str, name: str, data_dir: str | None, base: dict[str, Any
     for test in tests:
         tested = consistent.related_pairs(domain.data, test=test)  # p-values; each level thresholds them
         for alpha in alphas:
-            dag = consistent.consistent_dag(domain.data, domain.covariate, tested.assign(related=tested["p_value"] < alpha))
+            dag = consistent.consistent_dag(domain.data, domain.covariate,
+                                            tested.assign(related=tested["p_value"] < alpha))
             key = tuple(sorted(dag.directed_edges()))
             if key not in scored:
                 scored[key] = _reading_scores(domain, dag, n_samples, tables, fit, base)
@@ -213,8 +214,10 @@ def grid_summary(grid: pd.DataFrame, base: Mapping[str, Any]) -> dict[str, Any]:
                if v in (verdicts.HOLDS, verdicts.DOES_NOT_HOLD)}
     both, _ = verdicts.by_reading(decided) if decided else (None, "")
     return {"protocol": row, "readings": len(grid), "low": float(finite.min()), "high": float(finite.max()),
-            "inside": int(((grid["ratio mean"] >= ratio_bounds()[0]) & (grid["ratio mean"] <= ratio_bounds()[1])).sum()),
-            "by verdict": {v: int(counts.get(v, 0)) for v in (verdicts.HOLDS, verdicts.DOES_NOT_HOLD, verdicts.UNDECIDED)},
+            "inside": int(((grid["ratio mean"] >= ratio_bounds()[0])
+                           & (grid["ratio mean"] <= ratio_bounds()[1])).sum()),
+            "by verdict": {v: int(counts.get(v, 0))
+                           for v in (verdicts.HOLDS, verdicts.DOES_NOT_HOLD, verdicts.UNDECIDED)},
             "both": both == verdicts.DEPENDS_ON_READING}
 
 

@@ -46,8 +46,8 @@ __all__ = ["LABELS", "MEASURES", "SCHEMES", "SENSITIVITY", "SOURCES", "STUDY", "
            "empirical_sample", "figure1_results", "figure2_results", "headline", "learned_tables", "load_domain",
            "logistic_network", "measure_long", "measure_orders", "measure_summary", "order_agreement",
            "paired_orders", "pairwise_calls", "plot_figure1", "plot_measures", "plot_orders", "random_network",
-           "raw_data", "related_table", "sensitivity_results", "sensitivity_table", "strong", "STRONG_COLUMN", "structural_hamming",
-           "synthetic_model", "user_network", "weak", "WEAK_COLUMN"]
+           "raw_data", "related_table", "sensitivity_results", "sensitivity_table", "strong", "STRONG_COLUMN",
+           "structural_hamming", "synthetic_model", "user_network", "weak", "WEAK_COLUMN"]
 
 
 def _check_sensitivity(p: dict[str, Any]) -> None:

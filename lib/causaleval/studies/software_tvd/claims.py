@@ -97,7 +97,8 @@ def claims_table(claims: pd.DataFrame, fig1: pd.DataFrame, fig2: pd.DataFrame, c
         differ = wide[wide[a] != wide[b]]
         return ((verdicts.HOLDS if len(opposite) else verdicts.UNDECIDED),
                 f"{b} vs {a} (Holm over {len(panels)} tests): {len(opposite)} of {len(wide)} (domain, pair) calls "
-                f"opposite, {len(differ)} differ" + "".join(f"; {d} {p}: {r[a]} vs {r[b]}" for (d, p), r in differ.iterrows()))
+                f"opposite, {len(differ)} differ"
+                + "".join(f"; {d} {p}: {r[a]} vs {r[b]}" for (d, p), r in differ.iterrows()))
 
     def empirical_vs_synthetic() -> tuple[str, str]:
         results = [panel_differences("empirical", p) for p in sorted(set(panels["panel"]) - {"empirical"})]

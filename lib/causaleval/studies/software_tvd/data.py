@@ -12,7 +12,9 @@ import numpy as np
 import pandas as pd
 
 from causaleval.datasets import consistent
-from causaleval.datasets import FactorialData, collected_domains, csv_domains, kdl_domains, load_collected, load_factorial_csv, load_kdl
+from causaleval.datasets import (
+    FactorialData, collected_domains, csv_domains, kdl_domains, load_collected, load_factorial_csv, load_kdl,
+)
 from causaleval.datasets.user import resolve
 from causaleval.datasets.factorial import NORMALIZATIONS, discretize, normalize_outcomes, zero_baseline_offsets
 from causaleval.effects.sampling import pseudo_observational

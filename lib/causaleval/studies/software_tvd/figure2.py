@@ -70,7 +70,8 @@ def random_network(scheme: str, dag: CausalGraph, cards: int, concentration: flo
     raise ValueError(f"cpd_scheme={scheme!r}: expected one of {SCHEMES}")
 
 
-def user_network(network: str, data_file: str | None, *, smoothing: str, ess: float) -> tuple[CausalGraph, bn.DiscreteBN]:
+def user_network(network: str, data_file: str | None, *, smoothing: str,
+                 ess: float) -> tuple[CausalGraph, bn.DiscreteBN]:
     """A user's ground truth for Figure 2 (parameters ``network``, ``data_file``): its DAG, and
     the tables TVD is measured against: the network's own (a shipped name or a BIF file) or,
     with observations, the true DAG fitted to all of them (``smoothing``, ``ess``)."""
@@ -217,8 +218,8 @@ def correlations(results: pd.DataFrame, own_metrics: Sequence[str] = ()) -> pd.D
             rho_low, rho_high = verdicts.correlation_interval(rho, len(group), spread=1.06)
             rows.append({"learner": learner, "measures": f"{_label(a)}-{_label(b)}",
                          "n": len(group), "pearson": r, "95% low": low, "95% high": high,
-                         STRONG_COLUMN: strong(low, high), WEAK_COLUMN: weak(low, high), "spearman": rho, "spearman 95% low": rho_low,
-                         "spearman 95% high": rho_high})
+                         STRONG_COLUMN: strong(low, high), WEAK_COLUMN: weak(low, high), "spearman": rho,
+                         "spearman 95% low": rho_low, "spearman 95% high": rho_high})
     return pd.DataFrame(rows)
 
 

@@ -8,7 +8,9 @@ from typing import Any
 import pandas as pd
 
 from causaleval.studies.software_tvd.figure1 import paired_orders
-from causaleval.studies.software_tvd.figure2 import MEASURES, correlations, figure2_results, headline, measure_long, pairwise_calls
+from causaleval.studies.software_tvd.figure2 import (
+    MEASURES, correlations, figure2_results, headline, measure_long, pairwise_calls,
+)
 
 
 #: switches of study 2's random-network experiment re-run at a reduced scale

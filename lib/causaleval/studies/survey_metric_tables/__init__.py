@@ -1,4 +1,5 @@
-"""Study 4: the survey metric tables (Cheng et al. 2022; Gentzel et al. 2019; Shimoni et al. 2018; Emezue et al. 2023) and worked examples of every metric.
+"""Study 4: the survey metric tables (Cheng et al. 2022; Gentzel et al. 2019; Shimoni et al. 2018; Emezue et al. 2023)
+and worked examples of every metric.
 
 The pipeline of ``notebooks/04_survey_metric_tables.ipynb`` as functions:
 
@@ -47,11 +48,11 @@ __all__ = ["acic_instances", "acic_interval_diagnosis", "acic_results", "acic_tr
            "ESTIMATORS", "explanation_formula", "fairness_example", "fairness_scm", "fairness_truth",
            "fairness_values", "FAIRNESS_WEIGHTS", "gentzel_table1", "gentzel_table2", "ibm_round_trip",
            "implementation", "Instance", "interval_comparison", "interval_simulation", "interval_summary",
-           "interventional_table", "markdown", "master_examples", "NOT_IMPLEMENTED", "PERCENT_COLUMN", "percentage_audit", "plot_acic",
-           "plot_survey", "printed_totals", "ranking_example", "ranking_table", "RECONSTRUCTION_EQUATIONS",
-           "reconstruction_example", "reconstruction_inputs", "refutation_data", "refutation_table", "scm_examples",
-           "shimoni_cic", "STUDY", "TABLE3_COLUMN", "table3_claim_audit", "time_series_example", "with_implementation",
-           "write_submission"]
+           "interventional_table", "markdown", "master_examples", "NOT_IMPLEMENTED", "PERCENT_COLUMN",
+           "percentage_audit", "plot_acic", "plot_survey", "printed_totals", "ranking_example", "ranking_table",
+           "RECONSTRUCTION_EQUATIONS", "reconstruction_example", "reconstruction_inputs", "refutation_data",
+           "refutation_table", "scm_examples", "shimoni_cic", "STUDY", "TABLE3_COLUMN", "table3_claim_audit",
+           "time_series_example", "with_implementation", "write_submission"]
 
 
 def check_params(p: dict[str, Any]) -> None:

@@ -242,9 +242,11 @@ def acic_interval_diagnosis(instances: Sequence[Instance], results: pd.DataFrame
         cic = float((error.abs() / width).mean())
         interval_se = width / (2 * 1.959963984540054)
         rows.append({"estimator": name,
-                     "coverage (unweighted)": float(((g["li"] <= truth["effect"]) & (truth["effect"] <= g["ri"])).mean()),
+                     "coverage (unweighted)": float(((g["li"] <= truth["effect"])
+                                                     & (truth["effect"] <= g["ri"])).mean()),
                      "error > half-width": float((error.abs() > width / 2).mean()),
-                     "mean bias": float(error.mean()), "squared bias / MSE": float(error.mean() ** 2 / (error**2).mean()),
+                     "mean bias": float(error.mean()),
+                     "squared bias / MSE": float(error.mean() ** 2 / (error**2).mean()),
                      "error sd / interval SE": float(error.std(ddof=1) / interval_se.mean()),
                      "CIC": cic, "width factor needed": cic / calibrated_cic()})
     return pd.DataFrame(rows).set_index("estimator")

@@ -53,10 +53,12 @@ def fairness_values(scm: Any, data: pd.DataFrame, weights: Mapping[str, float]) 
         "Ctf-DE": fairness.ctf_de(scm, data, "A", "Y", ["W"]),
         "Ctf-IE": fairness.ctf_ie(scm, data, "A", "Y", ["W"]),
         "Ctf-SE": fairness.ctf_se(scm, data, "A", "Y"),
-        "PC-fairness, path A -> W -> Y": fairness.pc_fairness(scm, data, "A", "Y", [("A", "W"), ("W", "Y")], given=given),
+        "PC-fairness, path A -> W -> Y": fairness.pc_fairness(scm, data, "A", "Y", [("A", "W"), ("W", "Y")],
+                                                              given=given),
         "PC-fairness, path A -> Y": fairness.pc_fairness(scm, data, "A", "Y", [("A", "Y")], given=given),
         "counterfactual fairness, predictor on A, W, C": fairness.counterfactual_fairness(scm, data, full, "A"),
-        "counterfactual fairness, predictor on W, C (unaware)": fairness.counterfactual_fairness(scm, data, unaware, "A"),
+        "counterfactual fairness, predictor on W, C (unaware)":
+            fairness.counterfactual_fairness(scm, data, unaware, "A"),
         "counterfactual fairness, predictor on C and U_W": fairness.counterfactual_fairness(scm, data, fair, "A"),
         "total variation E[Y | A=1] - E[Y | A=0]": float(data.loc[data["A"] == 1, "Y"].mean()
                                                          - data.loc[data["A"] == 0, "Y"].mean()),
@@ -119,7 +121,8 @@ def reconstruction_example(*, sizes: Sequence[int], n_points: int, shift: float,
     scm = fairness.LinearSCM.from_equations(RECONSTRUCTION_EQUATIONS)
     cf, data = reconstruction_inputs(n=max(sizes), n_points=n_points, shift=shift, seed=seed)
     points = {"counterfactual": cf, "factual": data.iloc[:n_points]}
-    rows = [{"points": kind, "rows": n, "sample autoencoder": fairness.reconstruction_error(x, data.iloc[:n], n_components)}
+    rows = [{"points": kind, "rows": n,
+             "sample autoencoder": fairness.reconstruction_error(x, data.iloc[:n], n_components)}
             for kind, x in points.items() for n in sizes]
     out = pd.DataFrame(rows)
     analytic = {kind: fairness.population_reconstruction_error(scm, x, n_components) for kind, x in points.items()}
