@@ -318,11 +318,12 @@ def checks(p: Mapping[str, Any]) -> Checks:
     exact, table = (report.read_table(folder, name, text=["notes"]) for name in ("exact_posterior", "reference_check"))
     commit = stamp["code"].get("commit") or "unknown"
     absent = [m for m in map(paper_name, p["methods"]) if m not in set(exact["method"])]
+    copies = ran.get("reference_copies", 1)  # a run from before the parameter existed ran plain chains
     said = (f"The checks below are read back from {paths.display(folder)} (run at commit {commit[:7]} with "
             f"`exact_nodes` {ran['exact_nodes']}, `exact_rows` {ran['exact_rows']}, "
             f"`exact_seeds` {ran['exact_seeds']}, "
             f"`exact_draws` {ran['exact_draws']}, `reference_nodes` {ran['reference_nodes']}, "
-            f"`reference_copies` {ran.get('reference_copies', 1)}), which ran with this "
+            f"`reference_copies` {copies}), which ran with this "
             "run's data generator and method settings; their verdicts are recomputed here from its rows. "
             + (f"Methods of this run it does not hold, so not checked: {', '.join(absent)}. " if absent else "")
             + "`checks_from = None` runs the checks here with this run's `exact_*` and `reference_*` parameters.")
