@@ -62,7 +62,7 @@ def bench(network: str, rows: int, timeout: float) -> dict:
             "pgmpy_shd": int(metrics.shd_dag(truth, theirs)), "differing_edge_marks": int(differ)}
 
 
-def _timed_climb(frame: pd.DataFrame, score, skeleton) -> tuple[float, list]:
+def _timed_climb(frame: pd.DataFrame, skeleton, score) -> tuple[float, list]:
     start = time.perf_counter()
     edges = climb(frame, skeleton, score)
     return time.perf_counter() - start, edges
@@ -75,8 +75,8 @@ def bench_search(network: str, rows: int) -> dict:
     frame = frame.set_axis(range(frame.shape[1]), axis=1)
     data = DiscreteData(frame)
     skeleton = mmpc_skeleton(data)
-    kit, ours = _timed_climb(frame, counted_bdeu(data, frame, 10.0), skeleton)
-    anchor, theirs = _timed_climb(frame, BDeu(frame, equivalent_sample_size=10.0), skeleton)
+    kit, ours = _timed_climb(frame, skeleton, counted_bdeu(data, frame, 10.0))
+    anchor, theirs = _timed_climb(frame, skeleton, BDeu(frame, equivalent_sample_size=10.0))
     return {"network": network, "rows": rows, "counted_bdeu_s": round(kit, 3), "pgmpy_bdeu_s": round(anchor, 3),
             "speedup": round(anchor / kit, 1), "same_dag": ours == theirs}
 
